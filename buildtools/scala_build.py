@@ -1,0 +1,112 @@
+"""Offline build of the Scala core with the Scala compiler that pyspark ships.
+
+No Maven repository is needed: pyspark's wheel carries every Spark jar and
+scala-compiler, so ``scalac`` runs as ``java scala.tools.nsc.Main`` against
+``pyspark/jars/*``. ``build.sbt`` builds the same jar where Maven Central is
+reachable. Used by ``setup.py`` (so ``pip install .`` builds the jar) and by the
+JUnit test runner.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAIN_SOURCES = os.path.join(ROOT, "scala", "src", "main", "scala")
+TEST_SOURCES = os.path.join(ROOT, "scala", "src", "test", "scala")
+JAR_NAME = "sliding-window-agg.jar"
+SCALAC_OPTIONS = ["-deprecation", "-feature", "-release", "17", "-encoding", "UTF-8"]
+
+
+def spark_jars_dir() -> str:
+    """The jars folder of the pyspark this build compiles against."""
+    override = os.environ.get("SWA_SPARK_JARS")
+    if override:
+        return override
+    try:
+        import pyspark  # noqa: F401  (build requirement)
+    except ImportError as e:  # pragma: no cover - reported to the person building
+        raise RuntimeError(
+            "Building sliding-window-agg needs pyspark (it compiles against pyspark/jars). "
+            "Install pyspark==4.3.0 or set SWA_SPARK_JARS to a folder of Spark 4.3 jars."
+        ) from e
+    return os.path.join(os.path.dirname(pyspark.__file__), "jars")
+
+
+def spark_version() -> str:
+    import pyspark
+
+    return pyspark.__version__
+
+
+def _java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    if home and os.path.exists(os.path.join(home, "bin", "java")):
+        return os.path.join(home, "bin", "java")
+    java = shutil.which("java")
+    if not java:
+        raise RuntimeError("Building sliding-window-agg needs a JDK 17 (`java` on PATH).")
+    return java
+
+
+def sources(folder: str) -> list[str]:
+    return sorted(glob.glob(os.path.join(folder, "**", "*.scala"), recursive=True))
+
+
+def scalac(srcs: list[str], classpath: list[str], out: str) -> None:
+    jars = spark_jars_dir()
+    compiler = [os.path.join(jars, f"scala-{p}-2.13.18.jar") for p in ("compiler", "library", "reflect")]
+    missing = [c for c in compiler if not os.path.exists(c)]
+    if missing:
+        raise RuntimeError(f"pyspark does not ship the Scala compiler expected here: {missing}")
+    cp = os.pathsep.join([os.path.join(jars, "*")] + classpath)
+    with tempfile.NamedTemporaryFile("w", suffix=".args", delete=False) as args:
+        args.write("\n".join(srcs))
+    cmd = [_java(), "-Xss8m", "-Xmx2g", "-cp", os.pathsep.join(compiler), "scala.tools.nsc.Main",
+           "-usejavacp", "-classpath", cp, "-d", out, *SCALAC_OPTIONS, "@" + args.name]
+    try:
+        result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    finally:
+        os.unlink(args.name)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout)
+        raise RuntimeError("scalac failed:\n" + result.stdout[-6000:])
+    if result.stdout.strip():
+        sys.stderr.write(result.stdout)
+
+
+def _newest_mtime(paths: list[str]) -> float:
+    return max((os.path.getmtime(p) for p in paths), default=0.0)
+
+
+def build_main_jar(out_jar: str, force: bool = False) -> str:
+    """Compiles scala/src/main into ``out_jar`` unless it is newer than every source."""
+    srcs = sources(MAIN_SOURCES)
+    if not force and os.path.exists(out_jar) and \
+            os.path.getmtime(out_jar) >= _newest_mtime(srcs + [os.path.abspath(__file__)]):
+        return out_jar
+    os.makedirs(os.path.dirname(out_jar), exist_ok=True)
+    tmp = out_jar + ".tmp.jar"
+    scalac(srcs, [], tmp)
+    with zipfile.ZipFile(tmp, "a") as z:
+        z.writestr("sliding-window-agg.properties", f"spark.version={spark_version()}\n")
+    os.replace(tmp, out_jar)
+    return out_jar
+
+
+def build_test_classes(main_jar: str, out_dir: str, extra_classpath: list[str]) -> str:
+    """Compiles scala/src/test against the main jar into ``out_dir``."""
+    os.makedirs(out_dir, exist_ok=True)
+    scalac(sources(TEST_SOURCES), [main_jar, *extra_classpath], out_dir)
+    return out_dir
+
+
+if __name__ == "__main__":
+    target = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        ROOT, "python", "sliding_window_agg", "jars", JAR_NAME)
+    print(build_main_jar(target, force=True))

@@ -1,0 +1,44 @@
+package org.apache.spark.sql.slidingwindow.analysis
+
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, DeclarativeAggregate, ImperativeAggregate}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project, Sort}
+import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.expressions.WindowFunction
+import org.apache.spark.sql.slidingwindow.logical.WindowGrouping
+
+/**
+ * Runs at the end of analysis (CheckAnalysis): a window function left in the plan was not in the
+ * GROUP BY list of an aggregation; an aggregate over a window grouping must be computable by
+ * merging partial buffers in the JVM.
+ */
+object CheckWindowedAggregates extends (LogicalPlan => Unit) {
+
+  override def apply(plan: LogicalPlan): Unit = plan.foreach { node =>
+    node.expressions.foreach(_.foreach {
+      case w: WindowFunction => WindowErrors.outsideGroupBy(w.kind.functionName, where(node))
+      case _ =>
+    })
+    node match {
+      case Aggregate(_, aggregateExpressions, g: WindowGrouping, _) =>
+        val function = g.definition.kind.functionName
+        aggregateExpressions.foreach(_.foreach {
+          case ae: AggregateExpression if ae.isDistinct =>
+            WindowErrors.distinctAggregate(function, ae.sql)
+          case ae: AggregateExpression => ae.aggregateFunction match {
+            case _: DeclarativeAggregate | _: ImperativeAggregate =>
+            case other => WindowErrors.unsupportedAggregate(function, other.sql)
+          }
+          case _ =>
+        })
+      case _ =>
+    }
+  }
+
+  private def where(node: LogicalPlan): String = node match {
+    case _: Project => "a SELECT list without GROUP BY"
+    case _: Filter => "a WHERE or HAVING condition"
+    case _: Sort => "an ORDER BY clause"
+    case _: Aggregate => "the SELECT list of an aggregation that does not group by it"
+    case other => s"a ${other.nodeName} operator"
+  }
+}

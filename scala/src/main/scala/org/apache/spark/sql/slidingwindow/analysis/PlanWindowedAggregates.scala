@@ -1,0 +1,40 @@
+package org.apache.spark.sql.slidingwindow.analysis
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, IsNotNull, NamedExpression}
+import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.slidingwindow.logical.{WindowedAggregate, WindowGrouping}
+
+/**
+ * Plan normalization (after analysis, before the optimizer): `Aggregate(WindowGrouping)` becomes
+ * `Project(results, WindowedAggregate(Filter(time IS NOT NULL, Project(input))))`.
+ *
+ * It must happen before optimization: optimizer rules would push filters on the window column
+ * below the marker, and a streaming `Aggregate` would be planned by Spark's own
+ * StatefulAggregationStrategy, which runs before any injected strategy. The aggregate expressions
+ * are extracted exactly as Spark's planner does (PhysicalAggregation); grouping keys and the time
+ * column that are not plain columns are computed by the Project below.
+ */
+object PlanWindowedAggregates extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case agg @ Aggregate(_, _, grouping: WindowGrouping, _) => normalize(agg, grouping)
+  }
+
+  private def normalize(agg: Aggregate, grouping: WindowGrouping): LogicalPlan = {
+    val (namedGrouping, aggregates, resultExpressions, _) = PhysicalAggregation.unapply(agg).get
+    val keys = namedGrouping.filterNot(_.toAttribute.exprId == grouping.window.exprId)
+    val time: NamedExpression = grouping.time match {
+      case a: Attribute => a
+      case e => Alias(e, "__window_time")()
+    }
+    val computed = (keys :+ time).collect { case a: Alias => a }
+    val input = grouping.child
+    val projected = if (computed.isEmpty) input else Project(input.output ++ computed, input)
+    val withTime = Filter(IsNotNull(time.toAttribute), projected)
+    Project(resultExpressions,
+      WindowedAggregate(grouping.definition, keys.map(_.toAttribute), time.toAttribute,
+        grouping.window, aggregates, withTime))
+  }
+}

@@ -1,0 +1,94 @@
+package org.apache.spark.sql.slidingwindow.analysis
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Expression, NamedExpression, SessionWindow, TimeWindow}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowFunction, WindowKind}
+import org.apache.spark.sql.slidingwindow.logical.WindowGrouping
+import org.apache.spark.sql.types.MetadataBuilder
+
+/**
+ * Rewrites an `Aggregate` grouped by a window function, the way Spark's `SessionWindowing` rule
+ * rewrites `session_window`: the window function becomes a window attribute, produced by a
+ * [[WindowGrouping]] under the `Aggregate`. The attribute carries the time column's metadata (its
+ * watermark), so Spark's checks and watermark tracking see it as an event-time grouping column.
+ *
+ * Argument and placement errors of SPEC section 4 are raised here, with what to change.
+ */
+object ResolveWindowedAggregates extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case a: Aggregate if a.childrenResolved && hasWindowFunction(a.groupingExpressions) &&
+        a.groupingExpressions.forall(_.resolved) && a.aggregateExpressions.forall(_.resolved) =>
+      rewrite(a)
+  }
+
+  private def hasWindowFunction(es: Seq[Expression]): Boolean =
+    es.exists(_.exists(_.isInstanceOf[WindowFunction]))
+
+  private def trimAlias(e: Expression): Expression = e match {
+    case a: Alias => trimAlias(a.child)
+    case other => other
+  }
+
+  private def rewrite(a: Aggregate): LogicalPlan = {
+    val grouping = a.groupingExpressions.map(trimAlias)
+    grouping.foreach {
+      case _: WindowFunction =>
+      case g => g.collectFirst { case w: WindowFunction => w }
+        .foreach(w => WindowErrors.nested(w.kind.functionName, g.sql))
+    }
+    val windowFunctions = grouping.collect { case w: WindowFunction => w }
+    val windowTime = windowFunctions.head
+    val definition = WindowDefinition.of(windowTime)
+    def sameWindow(w: WindowFunction): Boolean =
+      w.kind == windowTime.kind && w.timeColumn.semanticEquals(windowTime.timeColumn) &&
+        WindowDefinition.of(w) == definition
+
+    val sparkWindows = grouping.filter(g => g.exists {
+      case _: TimeWindow | _: SessionWindow => true
+      case n: NamedExpression =>
+        n.metadata.contains(TimeWindow.marker) || n.metadata.contains(SessionWindow.marker)
+      case _ => false
+    })
+    val others = windowFunctions.filterNot(sameWindow)
+    if (others.nonEmpty || sparkWindows.nonEmpty) {
+      WindowErrors.multipleWindows(
+        (windowTime +: (others ++ sparkWindows)).map(describe).distinct)
+    }
+
+    a.aggregateExpressions.foreach(_.foreach {
+      case ae: AggregateExpression =>
+        ae.collectFirst { case w: WindowFunction => w }
+          .foreach(w => WindowErrors.insideAggregate(w.kind.functionName, ae.sql))
+      case w: WindowFunction if !sameWindow(w) =>
+        WindowErrors.windowNotGrouped(windowTime.kind.functionName, describe(w))
+      case _ =>
+    })
+
+    val metadata = new MetadataBuilder()
+      .withMetadata(windowTime.timeColumn match {
+        case n: NamedExpression => n.metadata
+        case _ => org.apache.spark.sql.types.Metadata.empty
+      })
+      .putString(WindowKind.metadataKey, windowTime.kind.functionName)
+      .build()
+    val window = AttributeReference(
+      windowTime.kind.functionName, windowTime.dataType, nullable = false, metadata)()
+
+    def replace(e: Expression): Expression = e.transformDown {
+      case w: WindowFunction if sameWindow(w) => window
+    }
+    a.copy(
+      groupingExpressions = a.groupingExpressions.map(replace),
+      aggregateExpressions = a.aggregateExpressions.map(replace(_).asInstanceOf[NamedExpression]),
+      child = WindowGrouping(definition, windowTime.timeColumn, window, a.child))
+  }
+
+  private def describe(e: Expression): String = e match {
+    case w: WindowFunction => s"${w.kind.functionName}(${w.timeColumn.sql}, ${w.size.sql})"
+    case other => other.sql
+  }
+}

@@ -1,0 +1,85 @@
+package org.apache.spark.sql.slidingwindow.errors
+
+import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.trees.Origin
+
+/**
+ * Every user-facing error of the extension. Each one is an [[AnalysisException]] raised while the
+ * query is analysed, and its message says what to change. The `[CONDITION]` prefix mirrors Spark's
+ * own error messages so that users can search for it.
+ */
+object WindowErrors {
+
+  private def fail(condition: String, message: String, origin: Origin = Origin()): Nothing = {
+    throw new AnalysisException(
+      s"[$condition] $message",
+      origin.line,
+      origin.startPosition,
+      None,
+      None,
+      Map.empty[String, String],
+      origin.getQueryContext)
+  }
+
+  def invalidSize(function: String, got: String, reason: String): Nothing =
+    fail("WINDOW_INVALID_SIZE",
+      s"The `size` argument of $function must be a positive, fixed-length duration such as " +
+        s"'10 seconds' or INTERVAL 5 MINUTES, but got $got: $reason.")
+
+  def nonConstantSize(function: String, got: String): Nothing =
+    fail("WINDOW_INVALID_SIZE",
+      s"The `size` argument of $function must be a constant (a string such as '10 seconds' " +
+        s"or an interval literal), but got the expression $got.")
+
+  def invalidTimeColumn(function: String, column: String, dataType: String): Nothing =
+    fail("WINDOW_INVALID_TIME_COLUMN",
+      s"The time column of $function must be of type TIMESTAMP or TIMESTAMP_NTZ, but $column " +
+        s"is of type $dataType. Cast it first, for example $function(CAST($column AS TIMESTAMP), ...).")
+
+  def wrongNumberOfArguments(function: String, expected: String, got: Int): Nothing =
+    fail("WINDOW_WRONG_NUM_ARGS",
+      s"$function takes $expected arguments, but got $got. Usage: $function(time, size).")
+
+  def outsideGroupBy(function: String, operator: String): Nothing =
+    fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY",
+      s"$function can only be used in the GROUP BY list of an aggregation (and in the SELECT " +
+        s"list of that aggregation), like session_window; it was found in $operator. " +
+        s"Write GROUP BY ..., $function(time, size) and select it from there.")
+
+  def nested(function: String, expression: String): Nothing =
+    fail("WINDOW_FUNCTION_NESTED",
+      s"$function must be a grouping expression on its own, not nested inside another " +
+        s"expression ($expression). Group by $function(time, size) and compute on its result " +
+        s"in the SELECT list instead.")
+
+  def insideAggregate(function: String, expression: String): Nothing =
+    fail("WINDOW_FUNCTION_NESTED",
+      s"$function cannot be used inside the aggregate function $expression. Group by " +
+        s"$function(time, size) instead.")
+
+  def multipleWindows(windows: Seq[String]): Nothing =
+    fail("WINDOW_FUNCTION_MULTIPLE",
+      s"An aggregation can be grouped by only one window function, but this one uses " +
+        s"${windows.mkString(", ")}. Keep one of them, or aggregate in two steps.")
+
+  def windowNotGrouped(function: String, expression: String): Nothing =
+    fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY",
+      s"The SELECT list uses $expression, which is not the window function of the GROUP BY " +
+        s"list. Select exactly the $function(...) expression you group by.")
+
+  def distinctAggregate(function: String, aggregate: String): Nothing =
+    fail("WINDOW_UNSUPPORTED_AGGREGATE",
+      s"DISTINCT aggregates are not supported with $function: $aggregate. Use a mergeable " +
+        s"equivalent instead, such as size(collect_set(...)) or approx_count_distinct(...).")
+
+  def unsupportedAggregate(function: String, aggregate: String): Nothing =
+    fail("WINDOW_UNSUPPORTED_AGGREGATE",
+      s"The aggregate $aggregate cannot be computed with $function: only aggregates that run " +
+        s"in the JVM (built-in functions, Scala/Java UDAFs) are supported, not Python or " +
+        s"pandas UDAFs.")
+
+  def streamingNotSupported(function: String): Nothing =
+    fail("WINDOW_STREAMING_NOT_SUPPORTED",
+      s"$function on a streaming DataFrame is not supported by this version of " +
+        "sliding-window-agg yet; run the aggregation on a batch DataFrame (spark.read).")
+}

@@ -1,0 +1,75 @@
+package org.apache.spark.sql.slidingwindow.execution
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
+import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.catalyst.util.truncatedString
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.slidingwindow.aggregation.AggregateBuffers
+import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
+import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+
+/**
+ * The physical windowed aggregation of a batch query: its child is clustered by the keys and
+ * sorted by (keys, time); every window of every group is produced in one pass, each with O(1)
+ * amortized merges of Spark aggregation buffers.
+ */
+case class WindowedAggregateExec(
+    definition: WindowDefinition,
+    keys: Seq[Attribute],
+    time: Attribute,
+    window: Attribute,
+    aggregates: Seq[AggregateExpression],
+    child: SparkPlan) extends UnaryExecNode {
+
+  override def nodeName: String = WindowedAggregate.nodeName(definition)
+
+  override def output: Seq[Attribute] = (keys :+ window) ++ aggregates.map(_.resultAttribute)
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of input rows"),
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "numGroups" -> SQLMetrics.createMetric(sparkContext, "number of groups"))
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    if (keys.isEmpty) AllTuples :: Nil else ClusteredDistribution(keys) :: Nil
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    Seq(keys.map(SortOrder(_, Ascending)) :+ SortOrder(time, Ascending))
+
+  override def outputPartitioning: Partitioning = child.outputPartitioning match {
+    case e: Expression if !e.references.subsetOf(outputSet) =>
+      UnknownPartitioning(child.outputPartitioning.numPartitions)
+    case p => p
+  }
+
+  override def outputOrdering: Seq[SortOrder] = keys.map(SortOrder(_, Ascending))
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val numInputRows = longMetric("numInputRows")
+    val numOutputRows = longMetric("numOutputRows")
+    val numGroups = longMetric("numGroups")
+    val inputAttributes = child.output
+    val sizeMicros = definition.sizeMicros
+    val (keys, time, aggregates, out) = (this.keys, this.time, this.aggregates, this.output)
+    child.execute().mapPartitionsInternal { rows =>
+      new WindowedAggregationIterator(keys, time, inputAttributes,
+        new AggregateBuffers(aggregates, inputAttributes), sizeMicros, out, rows,
+        numInputRows, numOutputRows, numGroups)
+    }
+  }
+
+  override def simpleString(maxFields: Int): String = {
+    val keyString = truncatedString(keys, "[", ", ", "]", maxFields)
+    val fnString = truncatedString(aggregates, "[", ", ", "]", maxFields)
+    val outString = truncatedString(output, "[", ", ", "]", maxFields)
+    s"$nodeName(keys=$keyString, time=$time, size=${definition.sizeString}, " +
+      s"functions=$fnString, output=$outString)"
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): WindowedAggregateExec =
+    copy(child = newChild)
+}

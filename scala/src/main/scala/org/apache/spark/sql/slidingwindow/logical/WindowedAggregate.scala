@@ -1,0 +1,48 @@
+package org.apache.spark.sql.slidingwindow.logical
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
+import org.apache.spark.sql.catalyst.util.truncatedString
+import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
+
+/**
+ * An aggregation grouped by `keys` and by the windows of `definition` over `time`.
+ *
+ * Output: the keys, the window column, then one column per aggregate (its `resultAttribute`).
+ * Arbitrary result expressions are computed by a Project above this node, so that the node holds
+ * no aliases (the optimizer's CleanupAliases would strip them from an unknown node). Its child
+ * provides `keys` and `time` as plain attributes and has no rows with a null time.
+ */
+case class WindowedAggregate(
+    definition: WindowDefinition,
+    keys: Seq[Attribute],
+    time: Attribute,
+    window: Attribute,
+    aggregates: Seq[AggregateExpression],
+    child: LogicalPlan) extends UnaryNode {
+
+  def aggregateAttributes: Seq[Attribute] = aggregates.map(_.resultAttribute)
+
+  override def output: Seq[Attribute] = (keys :+ window) ++ aggregateAttributes
+
+  // Only what this node creates: pass-through keys must stay in `references` (ColumnPruning).
+  override def producedAttributes: AttributeSet = AttributeSet(window +: aggregateAttributes)
+
+  override def simpleString(maxFields: Int): String = {
+    val keyString = truncatedString(keys, "[", ", ", "]", maxFields)
+    val fnString = truncatedString(aggregates, "[", ", ", "]", maxFields)
+    s"${WindowedAggregate.nodeName(definition)} keys=$keyString, time=$time, " +
+      s"size=${definition.sizeString}, functions=$fnString"
+  }
+
+  override protected def withNewChildInternal(newChild: LogicalPlan): WindowedAggregate =
+    copy(child = newChild)
+}
+
+object WindowedAggregate {
+  def nodeName(definition: WindowDefinition): String = definition.kind.functionName match {
+    case "sliding_window" => "SlidingWindowAggregate"
+    case other => other
+  }
+}

@@ -1,0 +1,91 @@
+package org.apache.spark.sql.slidingwindow.windows
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, TwoStacks}
+
+/**
+ * The KIP-450 sliding windows of one group, from its distinct row times in ascending order, in one
+ * pass (SPEC section 2).
+ *
+ * With size S, every time t has a left window [t - S, t], and a right window [t + 1, t + 1 + S]
+ * when that holds a row, i.e. when the next time u satisfies u <= t + 1 + S. A window is
+ * identified by its bounds, so a right window that equals a later left window (u = t + 1 + S) is
+ * produced once. Every window is [a, a + S]; ordered by start a, both its bounds only move
+ * forward, so the rows of the current window are a FIFO: times are pushed as they come and evicted
+ * below the start of the window being closed. A window can be closed once a time past its end has
+ * been seen (or the group ends); windows are closed in start order.
+ *
+ * The cost per time is O(1) amortized merges (see [[TwoStacks]]), whatever the window holds.
+ * Batch queries feed all times of a group and call [[finish]]; a stream feeds the times a
+ * micro-batch can decide and calls [[closeThrough]] with its watermark.
+ */
+final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers) {
+  private val contents = new TwoStacks(buffers)
+  // Starts of windows not yet closed: left windows (t - S) and right windows (t + 1), each
+  // ascending as times ascend; merged at close time.
+  private val leftStarts = new LongQueue
+  private val rightStarts = new LongQueue
+  private var hasPrevious = false
+  private var previous = 0L
+
+  /** Adds the frozen partial of the rows at `time`; times must be strictly ascending. */
+  def add(time: Long, partial: InternalRow, sink: WindowSink): Unit = {
+    if (time < Long.MinValue + sizeMicros || time > Long.MaxValue - sizeMicros - 1) {
+      throw SlidingWindowSweep.boundsOverflow(time, sizeMicros)
+    }
+    if (hasPrevious) {
+      assert(time > previous, s"times must ascend: $time after $previous")
+      // Every window ending before `time` now has all its rows.
+      closeThrough(time - 1, sink)
+      // The previous time's right window holds `time` when time <= previous + 1 + S.
+      val gap = time - previous
+      if (gap > 0 && gap - 1 <= sizeMicros) rightStarts.add(previous + 1)
+    }
+    leftStarts.add(time - sizeMicros)
+    contents.push(time, partial)
+    previous = time
+    hasPrevious = true
+  }
+
+  /** Closes, in start order, every pending window that ends at or before `maxEnd`. */
+  def closeThrough(maxEnd: Long, sink: WindowSink): Unit = {
+    var more = true
+    while (more && (leftStarts.nonEmpty || rightStarts.nonEmpty)) {
+      val start =
+        if (rightStarts.isEmpty) leftStarts.head
+        else if (leftStarts.isEmpty) rightStarts.head
+        else math.min(leftStarts.head, rightStarts.head)
+      val end = start + sizeMicros
+      if (end > maxEnd) {
+        more = false
+      } else {
+        if (leftStarts.nonEmpty && leftStarts.head == start) leftStarts.removeHead()
+        if (rightStarts.nonEmpty && rightStarts.head == start) rightStarts.removeHead()
+        contents.evictBefore(start)
+        sink.window(start, end, contents)
+      }
+    }
+  }
+
+  /** Closes every pending window (no more rows for this group) and starts a new group. */
+  def finish(sink: WindowSink): Unit = {
+    closeThrough(Long.MaxValue, sink)
+    reset()
+  }
+
+  def reset(): Unit = {
+    contents.clear()
+    leftStarts.clear()
+    rightStarts.clear()
+    hasPrevious = false
+  }
+}
+
+object SlidingWindowSweep {
+  def boundsOverflow(time: Long, sizeMicros: Long): ArithmeticException =
+    new ArithmeticException(
+      s"[WINDOW_BOUNDS_OVERFLOW] sliding_window cannot compute the windows of a row at " +
+        s"$time microseconds since the epoch with a size of $sizeMicros microseconds: its " +
+        "window bounds fall outside the 64-bit timestamp range. Filter out such rows or use a " +
+        "smaller size.")
+}
