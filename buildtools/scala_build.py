@@ -99,11 +99,48 @@ def build_main_jar(out_jar: str, force: bool = False) -> str:
     return out_jar
 
 
-def build_test_classes(main_jar: str, out_dir: str, extra_classpath: list[str]) -> str:
-    """Compiles scala/src/test against the main jar into ``out_dir``."""
-    os.makedirs(out_dir, exist_ok=True)
-    scalac(sources(TEST_SOURCES), [main_jar, *extra_classpath], out_dir)
-    return out_dir
+JUNIT_JARS = ["/usr/share/java/junit4.jar", "/usr/share/java/hamcrest-core.jar"]
+
+
+def junit_classpath() -> list[str]:
+    """JUnit 4 from Debian's junit4 package (``apt-get install junit4``)."""
+    missing = [j for j in JUNIT_JARS if not os.path.exists(j)]
+    if missing:
+        raise RuntimeError(
+            f"JUnit 4 is missing ({', '.join(missing)}): run `apt-get install -y junit4` "
+            "(the project's .ci/run and `make setup` do)."
+        )
+    return list(JUNIT_JARS)
+
+
+def build_test_jar(main_jar: str, out_jar: str) -> str:
+    """Compiles scala/src/test (JUnit suites and test-only UDAFs) against the main jar."""
+    srcs = sources(TEST_SOURCES)
+    if os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(
+            srcs + [main_jar, os.path.abspath(__file__)]):
+        return out_jar
+    os.makedirs(os.path.dirname(out_jar), exist_ok=True)
+    tmp = out_jar + ".tmp.jar"
+    scalac(srcs, [main_jar, *junit_classpath()], tmp)
+    os.replace(tmp, out_jar)
+    return out_jar
+
+
+def run_junit(main_jar: str, test_jar: str, classes: list[str]) -> subprocess.CompletedProcess:
+    """Runs JUnit 4 suites; returns the finished process (JUnitCore prints OK or failures)."""
+    cp = os.pathsep.join([test_jar, main_jar, os.path.join(spark_jars_dir(), "*"), *junit_classpath()])
+    cmd = [_java(), "-Xmx2g", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+           "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+           "--add-opens=java.base/java.util=ALL-UNNAMED",
+           "-cp", cp, "org.junit.runner.JUnitCore", *classes]
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_classes(test_jar: str) -> list[str]:
+    """Names of the JUnit suites in a test jar: top-level classes named *Suite."""
+    with zipfile.ZipFile(test_jar) as z:
+        names = [n for n in z.namelist() if n.endswith("Suite.class") and "$" not in n]
+    return sorted(n[: -len(".class")].replace("/", ".") for n in names)
 
 
 if __name__ == "__main__":

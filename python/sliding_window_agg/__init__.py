@@ -1,0 +1,26 @@
+"""sliding-window-agg: Kafka Streams' sliding windows (KIP-450) for Apache Spark.
+
+>>> import sliding_window_agg as swa
+>>> spark = swa.configure(SparkSession.builder).getOrCreate()
+>>> df.groupBy("user", swa.sliding_window("ts", "10 seconds")).agg(F.sum("amount"))
+"""
+from ._session import (
+    EXTENSION_CLASS,
+    ExtensionNotLoadedError,
+    configure,
+    is_loaded,
+    jar_path,
+)
+from .functions import sliding_window, sliding_window_agg
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EXTENSION_CLASS",
+    "ExtensionNotLoadedError",
+    "configure",
+    "is_loaded",
+    "jar_path",
+    "sliding_window",
+    "sliding_window_agg",
+]

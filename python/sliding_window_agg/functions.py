@@ -1,0 +1,55 @@
+"""Column functions and helpers for sliding-window aggregations."""
+from __future__ import annotations
+
+from typing import Iterable, Union
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from ._session import active_session, require_extension
+
+ColumnOrName = Union[Column, str]
+
+
+def _col(c: ColumnOrName) -> Column:
+    return F.col(c) if isinstance(c, str) else c
+
+
+def sliding_window(time: ColumnOrName, size: str) -> Column:
+    """Groups rows into the KIP-450 sliding windows of ``size`` over ``time``.
+
+    Use it in ``groupBy``, like ``pyspark.sql.functions.session_window``: one window per distinct
+    set of rows that a window of ``size`` can hold, both bounds inclusive. The resulting column
+    ``sliding_window`` is a ``struct<start, end>`` of the time column's type. Rows with a null
+    time belong to no window.
+
+    :param time: a TIMESTAMP or TIMESTAMP_NTZ column, or its name.
+    :param size: a positive fixed-length duration, such as ``"10 seconds"`` or ``"5 minutes"``.
+
+    >>> df.groupBy("user", sliding_window("ts", "10 seconds")).agg(F.sum("amount"))
+    """
+    require_extension(active_session())
+    # call_function resolves the function by name on the server: works on Spark Connect too.
+    return F.call_function("sliding_window", _col(time), F.lit(size))
+
+
+def sliding_window_agg(
+    df: DataFrame,
+    by: Union[ColumnOrName, Iterable[ColumnOrName]],
+    time: ColumnOrName,
+    size: str,
+    aggs: Iterable[Column],
+) -> DataFrame:
+    """Aggregates ``df`` over the sliding windows of ``size`` per ``by`` group.
+
+    Equivalent to ``df.groupBy(*by, sliding_window(time, size)).agg(*aggs)``: the result has the
+    ``by`` columns, the ``sliding_window`` column and one column per aggregate.
+
+    >>> sliding_window_agg(df, by=["user"], time="ts", size="10 seconds", aggs=[F.sum("amount")])
+    """
+    require_extension(df.sparkSession)
+    keys = [by] if isinstance(by, (str, Column)) else list(by)
+    aggregates = list(aggs)
+    if not aggregates:
+        raise ValueError("sliding_window_agg needs at least one aggregate in `aggs`.")
+    return df.groupBy(*keys, sliding_window(time, size)).agg(*aggregates)
