@@ -1,6 +1,7 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, DeclarativeAggregate, ImperativeAggregate}
+import org.apache.spark.sql.catalyst.expressions.RuntimeReplaceableAggregate
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.WindowFunction
@@ -24,14 +25,22 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
         aggregateExpressions.foreach(_.foreach {
           case ae: AggregateExpression if ae.isDistinct =>
             WindowErrors.distinctAggregate(function, ae.sql)
-          case ae: AggregateExpression => ae.aggregateFunction match {
-            case _: DeclarativeAggregate | _: ImperativeAggregate =>
-            case other => WindowErrors.unsupportedAggregate(function, other.sql)
-          }
+          case ae: AggregateExpression if !runsInJvm(ae.aggregateFunction) =>
+            WindowErrors.unsupportedAggregate(function, ae.aggregateFunction.sql)
           case _ =>
         })
       case _ =>
     }
+  }
+
+  /** Whether buffers of `f` can be updated and merged here (after the optimizer's replacements). */
+  private def runsInJvm(f: AggregateFunction): Boolean = f match {
+    case _: DeclarativeAggregate | _: ImperativeAggregate => true
+    case r: RuntimeReplaceableAggregate => r.replacement match {
+      case replaced: AggregateFunction => runsInJvm(replaced)
+      case _ => false
+    }
+    case _ => false
   }
 
   private def where(node: LogicalPlan): String = node match {

@@ -23,6 +23,12 @@ object ResolveWindowedAggregates extends Rule[LogicalPlan] {
     case a: Aggregate if a.childrenResolved && hasWindowFunction(a.groupingExpressions) &&
         a.groupingExpressions.forall(_.resolved) && a.aggregateExpressions.forall(_.resolved) =>
       rewrite(a)
+    case a: Aggregate if a.childrenResolved && !hasWindowFunction(a.groupingExpressions) &&
+        hasWindowFunction(a.aggregateExpressions) =>
+      // Before Spark's own MISSING_AGGREGATION check, which would not say what to do.
+      val w = a.aggregateExpressions.flatMap(_.collectFirst { case w: WindowFunction => w }).head
+      WindowErrors.outsideGroupBy(
+        w.kind.functionName, "the SELECT list of an aggregation that does not group by it")
   }
 
   private def hasWindowFunction(es: Seq[Expression]): Boolean =

@@ -7,18 +7,19 @@ import org.apache.spark.sql.catalyst.trees.Origin
  * Every user-facing error of the extension. Each one is an [[AnalysisException]] raised while the
  * query is analysed, and its message says what to change. The `[CONDITION]` prefix mirrors Spark's
  * own error messages so that users can search for it.
+ *
+ * Spark's error conditions are a closed list (error-conditions.json), and PySpark renders an
+ * exception through its condition, so the exception carries Spark's free-text analysis condition
+ * and our condition name leads the message.
  */
 object WindowErrors {
 
+  /** Spark's analysis error condition whose message template is just `<errorMessage>`. */
+  val sparkCondition = "_LEGACY_ERROR_TEMP_1332"
+
   private def fail(condition: String, message: String, origin: Origin = Origin()): Nothing = {
     throw new AnalysisException(
-      s"[$condition] $message",
-      origin.line,
-      origin.startPosition,
-      None,
-      None,
-      Map.empty[String, String],
-      origin.getQueryContext)
+      sparkCondition, Map("errorMessage" -> s"[$condition] $message"), origin)
   }
 
   def invalidSize(function: String, got: String, reason: String): Nothing =

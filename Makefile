@@ -1,0 +1,20 @@
+# One command each: `make demo` sets up and runs the main example, `make test` runs every test.
+PYTHON ?= python3
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup demo test docs
+
+# JDK 17 and JUnit 4 from Debian, then the package (its install compiles and bundles the jar).
+setup:
+	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq openjdk-17-jdk-headless; }
+	@[ -f /usr/share/java/junit4.jar ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq junit4; }
+	$(PYTHON) -m pip install -q -e '.[test]'
+
+demo: setup
+	$(PYTHON) -m sliding_window_agg.demo
+
+test: setup
+	$(PYTHON) -m pytest
+
+docs: setup
+	$(PYTHON) -m mkdocs build --strict -d build/site

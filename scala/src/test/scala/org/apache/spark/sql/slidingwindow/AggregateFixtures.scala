@@ -1,0 +1,60 @@
+package org.apache.spark.sql.slidingwindow
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, CollectList, Complete, Count, First, Last, Max, Sum}
+import org.apache.spark.sql.slidingwindow.aggregation.AggregateBuffers
+import org.apache.spark.sql.types.{IntegerType, LongType}
+
+/**
+ * Shared test fixture (not a suite): input rows (t, v, id), a standard set of aggregates built by
+ * hand as the analyzer would (children are attributes of the input), and a brute-force evaluation
+ * of those aggregates over a list of rows, to compare with what the buffers compute.
+ */
+object AggregateFixtures {
+  val time: AttributeReference = AttributeReference("t", LongType, nullable = false)()
+  val value: AttributeReference = AttributeReference("v", LongType, nullable = true)()
+  val id: AttributeReference = AttributeReference("id", IntegerType, nullable = false)()
+  val input: Seq[AttributeReference] = Seq(time, value, id)
+
+  def agg(f: AggregateFunction, filter: Option[Expression] = None): AggregateExpression =
+    AggregateExpression(f, Complete, isDistinct = false, filter)
+
+  /** count(1), sum(v), max(v), collect_list(id), first(id), last(id). */
+  val standard: Seq[AggregateExpression] = Seq(
+    agg(Count(Seq(Literal(1)))), agg(Sum(value)), agg(Max(value)),
+    agg(CollectList(id)), agg(First(id)), agg(Last(id)))
+
+  def standardBuffers(): AggregateBuffers = new AggregateBuffers(standard, input)
+
+  /** One input row; `v` may be null (None). */
+  case class Row(t: Long, v: Option[Long], id: Int) {
+    def internal: InternalRow = InternalRow(t, v.map(Long.box).orNull, id)
+  }
+
+  /** The results of [[standard]], copied out of the (reused) evaluation row. */
+  case class Result(count: Long, sum: Option[Long], max: Option[Long], ids: Seq[Int],
+      first: Option[Int], last: Option[Int])
+
+  def result(r: InternalRow): Result = Result(
+    count = r.getLong(0),
+    sum = if (r.isNullAt(1)) None else Some(r.getLong(1)),
+    max = if (r.isNullAt(2)) None else Some(r.getLong(2)),
+    ids = r.getArray(3).toIntArray().toSeq,
+    first = if (r.isNullAt(4)) None else Some(r.getInt(4)),
+    last = if (r.isNullAt(5)) None else Some(r.getInt(5)))
+
+  /** Brute force: the results of [[standard]] over `rows`, taken in the order given. */
+  def expected(rows: Seq[Row]): Result = {
+    val values = rows.flatMap(_.v)
+    Result(rows.size.toLong, values.reduceOption(_ + _), values.reduceOption(_ max _),
+      rows.map(_.id), rows.headOption.map(_.id), rows.lastOption.map(_.id))
+  }
+
+  /** The frozen partial of `rows` (all at one time), updated in order. */
+  def partialOf(buffers: AggregateBuffers, rows: Seq[Row]): InternalRow = {
+    val buffer = buffers.newBuffer()
+    rows.foreach(r => buffers.update(buffer, r.internal))
+    buffers.freeze(buffer)
+  }
+}

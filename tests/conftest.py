@@ -1,0 +1,49 @@
+"""One real local Spark session for the whole run, with the extension loaded the way users load
+it (sliding_window_agg.configure) plus the test jar (test-only Scala UDAFs)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from buildtools import scala_build  # noqa: E402
+
+import sliding_window_agg as swa  # noqa: E402
+
+TEST_JAR = os.path.join(ROOT, "build", "test-jars", "sliding-window-agg-tests.jar")
+
+
+def fresh_main_jar() -> str:
+    """The package's jar, rebuilt first if a Scala source is newer (editable checkouts)."""
+    return scala_build.build_main_jar(swa.jar_path())
+
+
+@pytest.fixture(scope="session")
+def test_jar() -> str:
+    return scala_build.build_test_jar(fresh_main_jar(), TEST_JAR)
+
+
+@pytest.fixture(scope="session")
+def spark(test_jar):
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("sliding-window-agg tests")
+        .config("spark.jars", test_jar)
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "2g")
+    )
+    session = swa.configure(builder).getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    session._jvm.org.apache.spark.sql.slidingwindow.TestAggregators.register(session._jsparkSession)
+    yield session
+    session.stop()

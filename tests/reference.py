@@ -1,0 +1,55 @@
+"""Brute-force reference for sliding windows, written from SPEC section 2, independent of the
+implementation (no sweep, no queue: every window is found and filled by direct enumeration).
+
+Times are integers in microseconds, the timestamp unit.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Callable, Dict, Hashable, Iterable, List, Sequence, Tuple
+
+Window = Tuple[Hashable, int, int]  # (group key, start, end), both bounds inclusive
+
+
+def sliding_windows(
+    rows: Iterable[Any],
+    size: int,
+    key: Callable[[Any], Hashable],
+    time: Callable[[Any], Any],
+) -> Dict[Window, List[Any]]:
+    """Every sliding window of every group, with the rows it holds.
+
+    - rows with a null time belong to no window; a null key is a group of its own;
+    - the left window of a row at t is [t - size, t];
+    - the right window of a row at t is [t + 1, t + 1 + size], kept only if it holds a row;
+    - a window is identified by its bounds: equal bounds are one window.
+    """
+    groups: Dict[Hashable, List[Any]] = defaultdict(list)
+    for r in rows:
+        if time(r) is not None:
+            groups[key(r)].append(r)
+    result: Dict[Window, List[Any]] = {}
+    for k, members in groups.items():
+        times = sorted({time(r) for r in members})
+        candidates = set()
+        for t in times:
+            candidates.add((t - size, t))
+            start, end = t + 1, t + 1 + size
+            if any(start <= u <= end for u in times):
+                candidates.add((start, end))
+        for start, end in candidates:
+            result[(k, start, end)] = [r for r in members if start <= time(r) <= end]
+    return result
+
+
+def distinct_row_sets(times: Sequence[int], size: int) -> set:
+    """The SPEC's equivalent definition, by exhaustion over every interval [a, a + size] that
+    can hold a row: the distinct non-empty sets of (indexes of) rows it holds."""
+    if not times:
+        return set()
+    sets = set()
+    for a in range(min(times) - size, max(times) + 1):
+        held = frozenset(i for i, t in enumerate(times) if a <= t <= a + size)
+        if held:
+            sets.add(held)
+    return sets

@@ -1,0 +1,181 @@
+"""Every error of SPEC section 4: an AnalysisException at analysis time naming what to change,
+or a clear error for what can only be seen at run time."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import functions as F
+
+import sliding_window_agg as swa
+from windows_util import events_df
+
+ROWS = [(0, "a", 10, 1, 1), (0, "a", 14, 2, 2)]
+
+
+@pytest.fixture(scope="module")
+def events(spark):
+    df = events_df(spark, ROWS).withColumn("d", F.to_date("ts")).withColumn("s", F.col("k"))
+    df.createOrReplaceTempView("err_events")
+    return df
+
+
+def analysis_error(spark, sql: str) -> str:
+    with pytest.raises(AnalysisException) as e:
+        spark.sql(sql).collect()
+    return str(e.value)
+
+
+def grouped(size_sql: str, time: str = "ts") -> str:
+    return (f"SELECT k, sliding_window({time}, {size_sql}), count(*) FROM err_events "
+            f"GROUP BY k, sliding_window({time}, {size_sql})")
+
+
+@pytest.mark.parametrize("size,reason", [
+    ("'0 seconds'", "the size is zero"),
+    ("'-5 seconds'", "the size is negative"),
+    ("INTERVAL -1 MINUTE", "the size is negative"),
+    ("'banana'", "it is not a duration"),
+    ("'1 month'", "months and years have no fixed length"),
+    ("INTERVAL '1' YEAR", "months and years have no fixed length"),
+    ("CAST(NULL AS STRING)", "the size cannot be null"),
+    ("10", "it must be a string such as '10 seconds' or an interval"),
+])
+def test_invalid_size(spark, events, size, reason):
+    msg = analysis_error(spark, grouped(size))
+    assert "WINDOW_INVALID_SIZE" in msg and "`size` argument of sliding_window" in msg
+    assert reason in msg
+
+
+def test_non_constant_size(spark, events):
+    msg = analysis_error(spark, grouped("s"))
+    assert "WINDOW_INVALID_SIZE" in msg and "must be a constant" in msg
+
+
+@pytest.mark.parametrize("column,type_name", [("v", "BIGINT"), ("k", "STRING"), ("d", "DATE")])
+def test_time_column_not_a_timestamp(spark, events, column, type_name):
+    msg = analysis_error(spark, grouped("'10 seconds'", time=column))
+    assert "WINDOW_INVALID_TIME_COLUMN" in msg
+    assert f"`{column}` is of type {type_name}" in msg
+
+
+def test_wrong_number_of_arguments(spark, events):
+    msg = analysis_error(spark, "SELECT count(*) FROM err_events GROUP BY sliding_window(ts)")
+    assert "WINDOW_WRONG_NUM_ARGS" in msg and "sliding_window(time, size)" in msg
+    assert "line 1" in msg  # the position in the query is kept
+
+
+@pytest.mark.parametrize("sql,where", [
+    ("SELECT sliding_window(ts, '10 seconds') FROM err_events", "SELECT list without GROUP BY"),
+    ("SELECT * FROM err_events WHERE sliding_window(ts, '10 seconds').start IS NOT NULL",
+     "WHERE or HAVING"),
+    ("SELECT * FROM err_events ORDER BY sliding_window(ts, '10 seconds')", "ORDER BY"),
+    ("SELECT sliding_window(ts, '10 seconds'), count(*) FROM err_events GROUP BY k",
+     "does not group by it"),
+])
+def test_outside_group_by(spark, events, sql, where):
+    msg = analysis_error(spark, sql)
+    assert "WINDOW_FUNCTION_NOT_IN_GROUP_BY" in msg and where in msg
+
+
+def test_nested_in_group_by(spark, events):
+    msg = analysis_error(spark, "SELECT count(*) FROM err_events "
+                                "GROUP BY sliding_window(ts, '10 seconds').start")
+    assert "WINDOW_FUNCTION_NESTED" in msg and "not nested" in msg
+
+
+def test_inside_an_aggregate(spark, events):
+    msg = analysis_error(spark, "SELECT max(sliding_window(ts, '10 seconds')) FROM err_events "
+                                "GROUP BY k, sliding_window(ts, '10 seconds')")
+    assert "WINDOW_FUNCTION_NESTED" in msg and "inside the aggregate function" in msg
+
+
+@pytest.mark.parametrize("second", ["sliding_window(ts, '5 seconds')", "window(ts, '5 seconds')",
+                                    "session_window(ts, '5 seconds')"])
+def test_two_windows_in_one_group_by(spark, events, second):
+    msg = analysis_error(spark, "SELECT count(*) FROM err_events "
+                                f"GROUP BY sliding_window(ts, '10 seconds'), {second}")
+    assert "WINDOW_FUNCTION_MULTIPLE" in msg and "only one window function" in msg
+
+
+def test_selecting_another_window_than_the_grouped_one(spark, events):
+    msg = analysis_error(spark, "SELECT sliding_window(ts, '5 seconds'), count(*) FROM err_events "
+                                "GROUP BY sliding_window(ts, '10 seconds')")
+    assert "WINDOW_FUNCTION_NOT_IN_GROUP_BY" in msg
+
+
+def test_distinct_aggregate(spark, events):
+    msg = analysis_error(spark, "SELECT count(DISTINCT v) FROM err_events "
+                                "GROUP BY k, sliding_window(ts, '10 seconds')")
+    assert "WINDOW_UNSUPPORTED_AGGREGATE" in msg and "approx_count_distinct" in msg
+
+
+def test_python_udaf_is_rejected(spark, events):
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("pandas")
+    from pyspark.sql.functions import pandas_udf
+
+    import pandas as pd
+
+    def mean(v):  # type: ignore[no-untyped-def]
+        return float(v.mean())
+
+    mean.__annotations__ = {"v": pd.Series, "return": float}  # a grouped-aggregate pandas UDF
+    mean_udf = pandas_udf(mean, "double")
+
+    with pytest.raises(AnalysisException) as e:
+        events.groupBy("k", swa.sliding_window("ts", "10 seconds")).agg(mean_udf("v")).collect()
+    assert "WINDOW_UNSUPPORTED_AGGREGATE" in str(e.value)
+
+
+def test_errors_come_at_analysis_time_not_execution(spark, events):
+    """The DataFrame is rejected when it is defined, before any job runs."""
+    with pytest.raises(AnalysisException):
+        events.groupBy("k", swa.sliding_window("ts", "0 seconds")).count()
+
+
+def test_streaming_is_rejected_with_a_clear_message(spark, tmp_path):
+    stream = spark.readStream.format("rate").load()
+    with pytest.raises(AnalysisException) as e:
+        stream.groupBy(swa.sliding_window("timestamp", "10 seconds")).count()
+    assert "WINDOW_STREAMING_NOT_SUPPORTED" in str(e.value)
+
+
+def test_window_bounds_overflow_is_a_clear_error(spark):
+    near_max = 9223372036854775000
+    df = events_df(spark, [(0, "a", near_max, 1, 1)])
+    with pytest.raises(Exception) as e:
+        df.groupBy(swa.sliding_window("ts", "1 day")).count().collect()
+    assert "WINDOW_BOUNDS_OVERFLOW" in str(e.value)
+
+
+def test_python_helpers_say_how_to_load_the_extension(tmp_path):
+    """A session started without the extension: the helpers raise ExtensionNotLoadedError with
+    the instructions (needs its own JVM, since the extension is a static setting)."""
+    script = textwrap.dedent(
+        """
+        from pyspark.sql import SparkSession
+        import sliding_window_agg as swa
+        spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+        df = spark.createDataFrame([(1,)], "v int")
+        for call in (lambda: swa.sliding_window("ts", "1 second"),
+                     lambda: swa.sliding_window_agg(df, by="v", time="ts", size="1 second", aggs=[])):
+            try:
+                call()
+            except swa.ExtensionNotLoadedError as e:
+                print("ERROR:", e)
+        spark.stop()
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+    errors = [line for line in out.stdout.splitlines() if line.startswith("ERROR:")]
+    assert len(errors) == 2, out.stdout + out.stderr
+    for line in errors:
+        assert "not loaded" in line
+        assert "sliding_window_agg.configure(SparkSession.builder)" in line
+        assert "spark.sql.extensions=" + swa.EXTENSION_CLASS in line

@@ -1,0 +1,63 @@
+"""The Python package's own behaviour: configure(), the helpers' arguments and results."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from pyspark.sql import Column, SparkSession
+from pyspark.sql import functions as F
+
+import sliding_window_agg as swa
+from reference import sliding_windows
+from windows_util import events_df, window_micros
+
+
+def test_configure_adds_jar_and_extension_keeping_existing_settings():
+    builder = SparkSession.Builder().config("spark.jars", "/opt/other.jar").config(
+        "spark.sql.extensions", "com.example.OtherExtension")
+    configured = swa.configure(builder)
+    assert configured is builder
+    assert builder._options["spark.jars"] == "/opt/other.jar," + swa.jar_path()
+    assert builder._options["spark.sql.extensions"] == "com.example.OtherExtension," + swa.EXTENSION_CLASS
+    swa.configure(builder)  # idempotent
+    assert builder._options["spark.jars"].count(swa.jar_path()) == 1
+
+
+def test_bundled_jar_records_its_spark_version():
+    import zipfile
+
+    import pyspark
+
+    assert os.path.isfile(swa.jar_path())
+    with zipfile.ZipFile(swa.jar_path()) as z:
+        props = z.read("sliding-window-agg.properties").decode()
+        assert f"spark.version={pyspark.__version__}" in props
+        assert "org/apache/spark/sql/slidingwindow/SlidingWindowExtensions.class" in z.namelist()
+
+
+def test_session_has_extension(spark):
+    assert swa.is_loaded(spark)
+
+
+def test_sliding_window_returns_a_column(spark):
+    assert isinstance(swa.sliding_window("ts", "1 second"), Column)
+    assert isinstance(swa.sliding_window(F.col("ts"), "1 second"), Column)
+
+
+@pytest.mark.parametrize("by", ["k", ["k"], "col(k)", ("k", "case")])
+def test_sliding_window_agg_accepts_keys_in_every_form(spark, by):
+    by = [F.col("k")] if by == "col(k)" else by
+    events = [(1, "a", 1, 1, 1), (1, "a", 3, 2, 2), (1, "b", 2, 3, 3)]
+    df = events_df(spark, events)
+    out = swa.sliding_window_agg(df, by=by, time="ts", size="2 microseconds",
+                                 aggs=[F.sum("v").alias("total")])
+    assert "sliding_window" in out.columns and out.columns[-1] == "total"
+    got = sorted((r.k, r.s, r.e, r.total) for r in out.select("k", *window_micros(), "total").collect())
+    expected = sliding_windows(events, 2, key=lambda r: r[1], time=lambda r: r[2])
+    assert got == sorted((k, s, e, sum(m[3] for m in ms)) for (k, s, e), ms in expected.items())
+
+
+def test_sliding_window_agg_needs_an_aggregate(spark):
+    df = events_df(spark, [(1, "a", 1, 1, 1)])
+    with pytest.raises(ValueError, match="at least one aggregate"):
+        swa.sliding_window_agg(df, by="k", time="ts", size="1 second", aggs=[])

@@ -1,0 +1,239 @@
+"""Sliding windows in batch queries: the SPEC example, SQL and DataFrame forms, aggregates of
+every kind, timestamp types, grouping shapes and the plan (explain, metrics)."""
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType, TimestampNTZType, TimestampType
+
+import sliding_window_agg as swa
+from reference import sliding_windows
+from windows_util import events_df, rows_by_window, window_micros
+
+# SPEC section 2, units of one micro-second: rows A@10 B@14 C@17 D@25 E@31, S = 10.
+SPEC_ROWS = [(0, "g", 10, 1, 1), (0, "g", 14, 2, 2), (0, "g", 17, 3, 3), (0, "g", 25, 4, 4),
+             (0, "g", 31, 5, 5)]
+SPEC_TABLE = [  # window, rows (as values: A=1 ... E=5)
+    ((0, 10), [1]),
+    ((4, 14), [1, 2]),
+    ((7, 17), [1, 2, 3]),
+    ((11, 21), [2, 3]),
+    ((15, 25), [3, 4]),
+    ((18, 28), [4]),
+    ((21, 31), [4, 5]),
+    ((26, 36), [5]),
+]
+
+
+def test_spec_example_table(spark):
+    events_df(spark, SPEC_ROWS).createOrReplaceTempView("spec_events")
+    rows = spark.sql(
+        """
+        SELECT unix_micros(w.start) AS s, unix_micros(w.end) AS e, n, total, hi, vs
+        FROM (SELECT sliding_window(ts, '10 microseconds') AS w, count(*) AS n, sum(v) AS total,
+                     max(v) AS hi, collect_list(v) AS vs
+              FROM spec_events GROUP BY k, sliding_window(ts, '10 microseconds'))
+        ORDER BY s
+        """
+    ).collect()
+    assert [((r.s, r.e), list(r.vs)) for r in rows] == SPEC_TABLE
+    assert [r.n for r in rows] == [len(vs) for _, vs in SPEC_TABLE]
+    assert [r.total for r in rows] == [sum(vs) for _, vs in SPEC_TABLE]
+    assert [r.hi for r in rows] == [max(vs) for _, vs in SPEC_TABLE]
+
+
+def test_issue_query_matches_reference_in_seconds(spark):
+    """The acceptance query of the issue, on second-scale data with a null time and two keys."""
+    sec = 1_000_000
+    base = 1_700_000_000 * sec
+    events = [(0, "a", base + s * sec, v, i) for i, (s, v) in
+              enumerate([(10, 1), (14, 2), (17, 3), (25, 4), (31, 5), (31, 6)])]
+    events += [(0, "b", base + 3 * sec, 10, 100), (0, "b", None, 99, 101), (0, None, base, 7, 102)]
+    events_df(spark, events).createOrReplaceTempView("issue_events")
+    rows = spark.sql(
+        """
+        SELECT k, sliding_window(ts, '10 seconds') AS sliding_window, count(*) AS n, sum(v) AS total,
+               max(v) AS hi, collect_list(v) AS vs
+        FROM issue_events GROUP BY k, sliding_window(ts, '10 seconds')
+        """
+    ).select("k", *window_micros(), "n", "total", "hi", "vs").collect()
+    expected = sliding_windows(events, 10 * sec, key=lambda r: r[1], time=lambda r: r[2])
+    got = rows_by_window(rows, ["k"])
+    assert set(got) == set(expected)
+    for w, members in expected.items():
+        values = [m[3] for m in members]
+        r = got[w]
+        assert (r.n, r.total, r.hi, sorted(r.vs)) == (len(values), sum(values), max(values), sorted(values))
+    assert all(r.k != "b" or r.n == 1 for r in rows)  # b's null-time row is in no window
+
+
+def test_sql_and_dataframe_forms_agree(spark):
+    df = events_df(spark, SPEC_ROWS + [(0, "h", 12, 7, 9)])
+    df.createOrReplaceTempView("forms_events")
+    via_sql = spark.sql(
+        "SELECT k, sliding_window(ts, '10 microseconds'), count(*) AS n, sum(v) AS total "
+        "FROM forms_events GROUP BY k, sliding_window(ts, '10 microseconds')"
+    )
+    via_df = df.groupBy("k", swa.sliding_window("ts", "10 microseconds")).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total"))
+    via_helper = swa.sliding_window_agg(df, by="k", time=F.col("ts"), size="10 microseconds",
+                                        aggs=[F.count("*").alias("n"), F.sum("v").alias("total")])
+    via_expr = df.groupBy("k", F.expr("sliding_window(ts, '10 microseconds')")).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total"))
+    results = [sorted(d.select("k", *window_micros(), "n", "total").collect())
+               for d in (via_sql, via_df, via_helper, via_expr)]
+    assert len(results[0]) == 9
+    assert all(r == results[0] for r in results)
+    assert via_sql.columns == via_df.columns == ["k", "sliding_window", "n", "total"]
+
+
+@pytest.mark.parametrize("ntz", [False, True])
+def test_timestamp_types(spark, ntz):
+    df = events_df(spark, SPEC_ROWS, ntz=ntz)
+    out = df.groupBy(swa.sliding_window("ts", "10 microseconds")).count()
+    field = out.schema["sliding_window"].dataType
+    assert isinstance(field, StructType)
+    expected = TimestampNTZType() if ntz else TimestampType()
+    assert [f.name for f in field.fields] == ["start", "end"]
+    assert all(f.dataType == expected for f in field.fields)
+    got = sorted((r.s, r.e, r["count"]) for r in out.select(*window_micros(), "count").collect())
+    assert got == [(s, e, len(vs)) for (s, e), vs in SPEC_TABLE]
+
+
+def test_every_kind_of_aggregate(spark):
+    """Declarative, imperative (HLL++), typed (collect_list, percentile, Scala Aggregator UDAF),
+    FILTER clauses and several aggregates at once, against the reference."""
+    events = [(0, k, t, v, i) for i, (k, t, v) in enumerate(
+        [("x", 1, 5), ("x", 2, 9), ("x", 2, 1), ("x", 6, 7), ("x", 13, 2), ("x", 14, 8),
+         ("y", -4, 3), ("y", 0, 6), ("y", 30, 4)])]
+    events_df(spark, events).createOrReplaceTempView("agg_events")
+    rows = spark.sql(
+        """
+        SELECT k, sliding_window(ts, '5 microseconds') AS sliding_window,
+               count(*) AS n, sum(v) AS total, avg(v) AS mean, min(v) AS lo, max(v) AS hi,
+               count(*) FILTER (WHERE v > 5) AS big, sum(v) FILTER (WHERE v <= 5) AS small_sum,
+               collect_list(v) AS vs, collect_set(v) AS vset, approx_count_distinct(v) AS nd,
+               percentile_approx(v, 0.5) AS med, stddev_samp(v) AS sd, max_by(id, v * 100 + id) AS argmax,
+               typed_sum(v) AS tsum, bool_or(v > 8) AS any_big, sum(v) + count(*) AS expr
+        FROM agg_events GROUP BY k, sliding_window(ts, '5 microseconds')
+        """
+    ).select("k", *window_micros(), "*").collect()
+    expected = sliding_windows(events, 5, key=lambda r: r[1], time=lambda r: r[2])
+    got = rows_by_window(rows, ["k"])
+    assert set(got) == set(expected)
+    for w, members in expected.items():
+        vs = [m[3] for m in members]
+        r = got[w]
+        assert r.n == len(vs) and r.total == sum(vs) and r.tsum == sum(vs)
+        assert r.mean == pytest.approx(sum(vs) / len(vs))
+        assert (r.lo, r.hi) == (min(vs), max(vs))
+        assert r.big == sum(1 for v in vs if v > 5)
+        assert r.small_sum == (sum(v for v in vs if v <= 5) if any(v <= 5 for v in vs) else None)
+        assert sorted(r.vs) == sorted(vs) and sorted(r.vset) == sorted(set(vs))
+        assert r.nd == len(set(vs))
+        assert r.med in vs
+        if len(vs) > 1:
+            mean = sum(vs) / len(vs)
+            assert r.sd == pytest.approx((sum((v - mean) ** 2 for v in vs) / (len(vs) - 1)) ** 0.5)
+        assert r.argmax == max(members, key=lambda m: m[3] * 100 + m[4])[4]
+        assert r.any_big == any(v > 8 for v in vs)
+        assert r.expr == sum(vs) + len(vs)
+
+
+def test_order_sensitive_aggregates_see_rows_oldest_first(spark):
+    """collect_list, first, last and an order-sensitive Scala Aggregator merge in time order."""
+    events = [(0, "k", t, t * 10, t) for t in [3, 1, 7, 4, 9, 12, 2, 15]]
+    rows = (
+        events_df(spark, events)
+        .groupBy(swa.sliding_window("ts", "6 microseconds"))
+        .agg(F.collect_list("t").alias("ts_list"), F.first("t").alias("first_t"),
+             F.last("t").alias("last_t"), F.expr("typed_concat(cast(t AS string))").alias("cat"))
+        .select(*window_micros(), "ts_list", "first_t", "last_t", "cat")
+        .collect()
+    )
+    expected = sliding_windows(events, 6, key=lambda r: 0, time=lambda r: r[2])
+    assert len(rows) == len(expected)
+    for r in rows:
+        times = sorted(m[2] for m in expected[(0, r.s, r.e)])
+        assert list(r.ts_list) == times
+        assert (r.first_t, r.last_t) == (times[0], times[-1])
+        assert r.cat == ",".join(str(t) for t in times)
+
+
+def test_grouping_shapes(spark):
+    """No other key, expression keys, an expression as time, HAVING, and results computed from
+    the window and the aggregates."""
+    events = [(0, k, t, v, i) for i, (k, t, v) in enumerate(
+        [("a1", 1, 1), ("a2", 3, 2), ("b1", 4, 3), ("a1", 20, 4), ("b2", 21, 5)])]
+    events_df(spark, events).createOrReplaceTempView("shape_events")
+    no_key = spark.sql(
+        "SELECT unix_micros(w.start) s, unix_micros(w.end) e, count(*) n FROM ("
+        "SELECT sliding_window(ts, '5 microseconds') w, count(*) FROM shape_events "
+        "GROUP BY sliding_window(ts, '5 microseconds')) JOIN shape_events ON true "
+        "WHERE unix_micros(ts) BETWEEN unix_micros(w.start) AND unix_micros(w.end) GROUP BY w"
+    ).collect()
+    expected = sliding_windows(events, 5, key=lambda r: 0, time=lambda r: r[2])
+    assert sorted((r.s, r.e, r.n) for r in no_key) == sorted(
+        (s, e, len(m)) for (_, s, e), m in expected.items())
+
+    by_prefix = spark.sql(
+        """
+        SELECT substr(k, 1, 1) AS p, unix_micros(sliding_window(ts + INTERVAL 1 MICROSECOND, '5 microseconds').end) AS e,
+               sum(v) * 10 AS total10
+        FROM shape_events
+        GROUP BY substr(k, 1, 1), sliding_window(ts + INTERVAL 1 MICROSECOND, '5 microseconds')
+        HAVING count(*) > 1
+        """
+    ).collect()
+    shifted = [(0, e[1][0], e[2] + 1, e[3], e[4]) for e in events]
+    expected = sliding_windows(shifted, 5, key=lambda r: r[1], time=lambda r: r[2])
+    assert sorted((r.p, r.e, r.total10) for r in by_prefix) == sorted(
+        (k, e, 10 * sum(m[3] for m in ms)) for (k, s, e), ms in expected.items() if len(ms) > 1)
+
+
+def test_explain_shows_operator_with_size_and_keys(spark):
+    df = events_df(spark, SPEC_ROWS).groupBy("k", swa.sliding_window("ts", "10 seconds")).count()
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    assert "SlidingWindowAggregate(keys=[k#" in plan
+    assert "size=10 seconds" in plan
+    assert "functions=[count(1)]" in plan
+    optimized = df._jdf.queryExecution().optimizedPlan().toString()
+    assert "SlidingWindowAggregate keys=[k#" in optimized
+
+
+def _find_node(plan, name):
+    if plan.nodeName() == name:
+        return plan
+    children = plan.children()
+    for i in range(children.size()):
+        found = _find_node(children.apply(i), name)
+        if found is not None:
+            return found
+    return None
+
+
+def test_sql_metrics(spark):
+    events = SPEC_ROWS + [(0, "h", 12, 7, 9), (0, "h", 12, 8, 10), (0, "h", None, 8, 11)]
+    spark.conf.set("spark.sql.adaptive.enabled", "false")  # metrics read from the plan tree
+    try:
+        df = events_df(spark, events).groupBy("k", swa.sliding_window("ts", "10 microseconds")).count()
+        assert len(df.collect()) == 9
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+    node = _find_node(df._jdf.queryExecution().executedPlan(), "SlidingWindowAggregate")
+    assert node is not None
+    metrics = node.metrics()
+    assert metrics.apply("numOutputRows").value() == 9
+    assert metrics.apply("numGroups").value() == 2
+    assert metrics.apply("numInputRows").value() == 7  # the null-time row is filtered before
+
+
+def test_window_can_end_past_year_9999(spark):
+    """Bounds are exact micro-seconds even past 9999-12-31 (Spark timestamps can hold them)."""
+    last = 253402300799999999  # 9999-12-31 23:59:59.999999
+    events = [(0, "k", last - 1, 1, 1), (0, "k", last, 2, 2)]
+    day = 86_400_000_000
+    rows = (events_df(spark, events).groupBy(swa.sliding_window("ts", "1 day")).count()
+            .select(*window_micros(), "count").collect())
+    assert sorted((r.s, r.e, r["count"]) for r in rows) == [
+        (last - 1 - day, last - 1, 1), (last - day, last, 2), (last, last + day, 1)]

@@ -1,0 +1,39 @@
+"""Shared helpers of the test suites: build event DataFrames from micro-second times and read
+windows back as micro-seconds (no Python datetime conversion, no time zone involved)."""
+from __future__ import annotations
+
+from typing import Iterable, List, Sequence, Tuple
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+# (case, key, time in microseconds or None, value, unique id)
+Event = Tuple[int, object, object, int, int]
+
+EVENT_SCHEMA = "case int, k string, t long, v long, id long"
+
+
+def events_df(spark: SparkSession, events: Iterable[Event], ntz: bool = False) -> DataFrame:
+    df = spark.createDataFrame(list(events), EVENT_SCHEMA)
+    ts = F.timestamp_micros("t")
+    if ntz:
+        ts = F.to_timestamp_ntz(ts)  # session time zone is UTC: same micro-seconds
+    return df.withColumn("ts", ts)
+
+
+def window_micros(column: str = "sliding_window") -> List:
+    """Columns s and e: the window bounds in micro-seconds since the epoch."""
+    def micros(c):
+        return F.unix_micros(F.col(c).cast("timestamp"))
+
+    return [micros(f"{column}.start").alias("s"), micros(f"{column}.end").alias("e")]
+
+
+def rows_by_window(rows: Sequence, key_fields: Sequence[str]) -> dict:
+    """{(key..., s, e): row} from collected rows having the key fields, s and e."""
+    out = {}
+    for r in rows:
+        k = tuple(r[f] for f in key_fields) + (r["s"], r["e"])
+        assert k not in out, f"window produced twice: {k}"
+        out[k] = r
+    return out
