@@ -75,7 +75,9 @@ def scalac(srcs: list[str], classpath: list[str], out: str) -> None:
         os.unlink(args.name)
     if result.returncode != 0:
         sys.stderr.write(result.stdout)
-        raise RuntimeError("scalac failed:\n" + result.stdout[-6000:])
+        # The compiler's messages are printed above; setuptools formats exception texts with
+        # str.format, so the raised text must not carry the source's braces.
+        raise RuntimeError(f"scalac failed with exit code {result.returncode}: see its errors above")
     if result.stdout.strip():
         sys.stderr.write(result.stdout)
 

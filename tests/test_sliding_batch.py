@@ -237,3 +237,14 @@ def test_window_can_end_past_year_9999(spark):
             .select(*window_micros(), "count").collect())
     assert sorted((r.s, r.e, r["count"]) for r in rows) == [
         (last - 1 - day, last - 1, 1), (last - day, last, 2), (last, last + day, 1)]
+
+
+def test_size_may_be_any_string_or_interval_form(spark):
+    events_df(spark, SPEC_ROWS).createOrReplaceTempView("size_events")
+    counts = [
+        spark.sql(f"SELECT count(*) FROM size_events GROUP BY sliding_window(ts, {size})").count()
+        for size in ["'10 microseconds'", "'10 microseconds' COLLATE UTF8_LCASE",
+                     "INTERVAL 10 MICROSECONDS", "INTERVAL '0.00001' SECOND",
+                     "concat('10', ' microseconds')"]
+    ]
+    assert counts == [8] * 5

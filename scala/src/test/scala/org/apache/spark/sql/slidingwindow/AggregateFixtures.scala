@@ -12,6 +12,8 @@ import org.apache.spark.sql.types.{IntegerType, LongType}
  * of those aggregates over a list of rows, to compare with what the buffers compute.
  */
 object AggregateFixtures {
+  QuietCodegenLogs()
+
   val time: AttributeReference = AttributeReference("t", LongType, nullable = false)()
   val value: AttributeReference = AttributeReference("v", LongType, nullable = true)()
   val id: AttributeReference = AttributeReference("id", IntegerType, nullable = false)()
@@ -23,7 +25,7 @@ object AggregateFixtures {
   /** count(1), sum(v), max(v), collect_list(id), first(id), last(id). */
   val standard: Seq[AggregateExpression] = Seq(
     agg(Count(Seq(Literal(1)))), agg(Sum(value)), agg(Max(value)),
-    agg(CollectList(id)), agg(First(id)), agg(Last(id)))
+    agg(CollectList(id)), agg(new First(id)), agg(new Last(id)))
 
   def standardBuffers(): AggregateBuffers = new AggregateBuffers(standard, input)
 
@@ -56,5 +58,14 @@ object AggregateFixtures {
     val buffer = buffers.newBuffer()
     rows.foreach(r => buffers.update(buffer, r.internal))
     buffers.freeze(buffer)
+  }
+}
+
+/** Generated-code INFO lines drown JUnit's output: after Spark's logging set-up, raise their level. */
+private object QuietCodegenLogs extends org.apache.spark.internal.Logging {
+  def apply(): Unit = {
+    initializeLogIfNecessary(false)
+    org.apache.logging.log4j.core.config.Configurator.setLevel(
+      "org.apache.spark.sql.catalyst.expressions.codegen", org.apache.logging.log4j.Level.WARN)
   }
 }

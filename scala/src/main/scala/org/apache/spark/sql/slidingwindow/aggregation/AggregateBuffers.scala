@@ -93,16 +93,6 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
       (t.asInstanceOf[TypedImperativeAggregate[Any]], offset)
     }
 
-  // Declarative slots whose values may point into the input row (strings, structs, arrays).
-  @transient private lazy val variableLengthSlots: Array[Int] =
-    functions.zip(offsets).flatMap { case (f, offset) =>
-      val slots = f.aggBufferAttributes.indices.map(_ + offset)
-      f match {
-        case _: DeclarativeAggregate => slots.filterNot(i => UnsafeRow.isFixedLength(bufferTypes(i)))
-        case _ => Nil
-      }
-    }
-
   @transient private lazy val resultTypes = aggregates.map(_.aggregateFunction.dataType)
   @transient private lazy val imperativeResultIndex: Array[(ImperativeAggregate, Int)] =
     functions.zipWithIndex.collect { case (ia: ImperativeAggregate, i) => (ia, i) }
@@ -123,22 +113,17 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
     while (i < imperatives.length) { imperatives(i)._1.initialize(buffer); i += 1 }
   }
 
-  /** Adds one input row to a working buffer (FILTER clauses applied). */
+  /**
+   * Adds one input row to a working buffer (FILTER clauses applied). The input row may be reused
+   * by its iterator afterwards: Spark's mutable projections copy strings and nested values into
+   * the target row, so the buffer owns what it keeps (AggregateBuffersSuite checks it).
+   */
   def update(buffer: InternalRow, row: InternalRow): Unit = {
     updateProjection.target(buffer)(joined(buffer, row))
     var i = 0
     while (i < imperatives.length) {
       val (ia, predicate) = imperatives(i)
       if (predicate.isEmpty || predicate.get.eval(row)) ia.update(buffer, row)
-      i += 1
-    }
-    // The input row may be reused by its iterator: own what the buffer kept of it.
-    i = 0
-    while (i < variableLengthSlots.length) {
-      val slot = variableLengthSlots(i)
-      if (!buffer.isNullAt(slot)) {
-        buffer.update(slot, InternalRow.copyValue(buffer.get(slot, bufferTypes(slot))))
-      }
       i += 1
     }
   }

@@ -18,7 +18,7 @@ object WindowSize {
     val value = size.eval()
     if (value == null) WindowErrors.invalidSize(function, "NULL", "the size cannot be null")
     size.dataType match {
-      case StringType =>
+      case _: StringType =>
         val text = value.toString
         val interval =
           try IntervalUtils.stringToInterval(UTF8String.fromString(text))

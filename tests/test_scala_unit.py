@@ -1,0 +1,32 @@
+"""Runs the Scala core's JUnit suites (scala/src/test) against a freshly built main jar."""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from buildtools import scala_build  # noqa: E402
+
+JARS = os.path.join(ROOT, "build", "test-jars")
+MAIN_JAR = os.path.join(JARS, "sliding-window-agg.jar")
+TEST_JAR = os.path.join(JARS, "sliding-window-agg-tests.jar")
+
+
+def test_scala_junit_suites():
+    main_jar = scala_build.build_main_jar(MAIN_JAR)
+    test_jar = scala_build.build_test_jar(main_jar, TEST_JAR)
+    suites = scala_build.test_classes(test_jar)
+    assert len(suites) >= 4, f"expected at least 4 JUnit suites, found {suites}"
+
+    result = scala_build.run_junit(main_jar, test_jar, suites)
+    print("\n".join(suites))
+    print(result.stdout)
+
+    assert result.returncode == 0, f"JUnit failed:\n{result.stdout[-8000:]}"
+    assert "OK (" in result.stdout, result.stdout[-8000:]
+    ran = re.search(r"OK \((\d+) tests?\)", result.stdout)
+    assert ran and int(ran.group(1)) >= len(suites), result.stdout[-2000:]
