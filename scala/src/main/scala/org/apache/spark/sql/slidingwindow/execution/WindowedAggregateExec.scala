@@ -63,11 +63,9 @@ case class WindowedAggregateExec(
   }
 
   override def simpleString(maxFields: Int): String = {
-    val keyString = truncatedString(keys, "[", ", ", "]", maxFields)
-    val fnString = truncatedString(aggregates, "[", ", ", "]", maxFields)
     val outString = truncatedString(output, "[", ", ", "]", maxFields)
-    s"$nodeName(keys=$keyString, time=$time, size=${definition.sizeString}, " +
-      s"functions=$fnString, output=$outString)"
+    s"$nodeName(${WindowedAggregate.describe(definition, keys, time, aggregates, maxFields)}, " +
+      s"output=$outString)"
   }
 
   override protected def withNewChildInternal(newChild: SparkPlan): WindowedAggregateExec =

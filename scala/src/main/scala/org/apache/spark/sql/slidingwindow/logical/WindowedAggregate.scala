@@ -29,18 +29,27 @@ case class WindowedAggregate(
   // Only what this node creates: pass-through keys must stay in `references` (ColumnPruning).
   override def producedAttributes: AttributeSet = AttributeSet(window +: aggregateAttributes)
 
-  override def simpleString(maxFields: Int): String = {
-    val keyString = truncatedString(keys, "[", ", ", "]", maxFields)
-    val fnString = truncatedString(aggregates, "[", ", ", "]", maxFields)
-    s"${WindowedAggregate.nodeName(definition)} keys=$keyString, time=$time, " +
-      s"size=${definition.sizeString}, functions=$fnString"
-  }
+  override def simpleString(maxFields: Int): String =
+    s"${WindowedAggregate.nodeName(definition)} " +
+      WindowedAggregate.describe(definition, keys, time, aggregates, maxFields)
 
   override protected def withNewChildInternal(newChild: LogicalPlan): WindowedAggregate =
     copy(child = newChild)
 }
 
 object WindowedAggregate {
+  /** `keys=[...], time=..., size=..., functions=[...]`, as plans print it. */
+  def describe(
+      definition: WindowDefinition,
+      keys: Seq[Attribute],
+      time: Attribute,
+      aggregates: Seq[AggregateExpression],
+      maxFields: Int): String = {
+    val keyString = truncatedString(keys, "[", ", ", "]", maxFields)
+    val fnString = truncatedString(aggregates, "[", ", ", "]", maxFields)
+    s"keys=$keyString, time=$time, size=${definition.sizeString}, functions=$fnString"
+  }
+
   def nodeName(definition: WindowDefinition): String = definition.kind.functionName match {
     case "sliding_window" => "SlidingWindowAggregate"
     case other => other
