@@ -248,3 +248,27 @@ def test_size_may_be_any_string_or_interval_form(spark):
                      "concat('10', ' microseconds')"]
     ]
     assert counts == [8] * 5
+
+
+def test_floating_point_keys_group_like_group_by(spark):
+    """-0.0 and 0.0 are one group, and so are all NaNs, exactly as in Spark's GROUP BY."""
+    df = spark.sql(
+        """
+        SELECT * FROM VALUES (0.0D, 1L), (-0.0D, 2L), (CAST('NaN' AS DOUBLE), 3L),
+                             (-CAST('NaN' AS DOUBLE), 4L), (1.5D, 5L) AS t(x, t)
+        """
+    ).withColumn("ts", F.timestamp_micros("t")).withColumn("f", F.col("x").cast("float"))
+    for key in ("x", "f", F.struct(F.col("x").alias("inner"))):
+        got = (df.groupBy(key, swa.sliding_window("ts", "10 microseconds")).agg(F.count("*").alias("n"))
+               .groupBy().agg(F.count("*").alias("windows"), F.sum("n").alias("rows")).first())
+        plain_groups = df.groupBy(key).count().count()
+        assert plain_groups == 3
+        # All times are within 10us of each other: each group has windows ending at each of its times,
+        # and no group is split in two.
+        per_group = df.groupBy(key).agg(F.countDistinct("t").alias("d")).collect()
+        assert got.windows == sum(2 * r.d - 1 for r in per_group)
+    # The normalized key is still the key column for what comes after the aggregation.
+    df.createOrReplaceTempView("float_events")
+    ordered = spark.sql("SELECT x, count(*) AS n FROM float_events GROUP BY x, "
+                        "sliding_window(ts, '10 microseconds') HAVING x >= 0 AND NOT isnan(x) ORDER BY x DESC, n").collect()
+    assert [(r.x, r.n) for r in ordered] == [(1.5, 1), (0.0, 1), (0.0, 1), (0.0, 2)]

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, IsNotNull, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, IsNotNull, NamedExpression}
+import org.apache.spark.sql.catalyst.optimizer.NormalizeFloatingNumbers
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -14,7 +15,9 @@ import org.apache.spark.sql.slidingwindow.logical.{WindowedAggregate, WindowGrou
  * below the marker, and a streaming `Aggregate` would be planned by Spark's own
  * StatefulAggregationStrategy, which runs before any injected strategy. The aggregate expressions
  * are extracted exactly as Spark's planner does (PhysicalAggregation); grouping keys and the time
- * column that are not plain columns are computed by the Project below.
+ * column that are not plain columns are computed by the Project below, and so are floating-point
+ * keys normalized (-0.0 as 0.0, one NaN), as the optimizer's NormalizeFloatingNumbers does for an
+ * `Aggregate` but not for this node.
  */
 object PlanWindowedAggregates extends Rule[LogicalPlan] {
 
@@ -24,7 +27,15 @@ object PlanWindowedAggregates extends Rule[LogicalPlan] {
 
   private def normalize(agg: Aggregate, grouping: WindowGrouping): LogicalPlan = {
     val (namedGrouping, aggregates, resultExpressions, _) = PhysicalAggregation.unapply(agg).get
-    val keys = namedGrouping.filterNot(_.toAttribute.exprId == grouping.window.exprId)
+    val (keys, renamed) = normalizeFloatingKeys(
+      namedGrouping.filterNot(_.toAttribute.exprId == grouping.window.exprId))
+    val results = resultExpressions.map {
+      case a: Attribute if renamed.contains(a.exprId) =>
+        Alias(renamed(a.exprId), a.name)(exprId = a.exprId)
+      case e => e.transform {
+        case a: Attribute if renamed.contains(a.exprId) => renamed(a.exprId)
+      }.asInstanceOf[NamedExpression]
+    }
     val time: NamedExpression = grouping.time match {
       case a: Attribute => a
       case e => Alias(e, "__window_time")()
@@ -33,8 +44,25 @@ object PlanWindowedAggregates extends Rule[LogicalPlan] {
     val input = grouping.child
     val projected = if (computed.isEmpty) input else Project(input.output ++ computed, input)
     val withTime = Filter(IsNotNull(time.toAttribute), projected)
-    Project(resultExpressions,
+    Project(results,
       WindowedAggregate(grouping.definition, keys.map(_.toAttribute), time.toAttribute,
         grouping.window, aggregates, withTime))
+  }
+
+  /**
+   * Floating-point keys become normalizing aliases. A computed key keeps its attribute; a key
+   * that is a column gets a new one, returned in the map so that results can refer to it.
+   */
+  private def normalizeFloatingKeys(
+      keys: Seq[NamedExpression]): (Seq[NamedExpression], Map[ExprId, Attribute]) = {
+    val normalized = keys.map {
+      case k if !NormalizeFloatingNumbers.needNormalize(k.dataType) => k
+      case a: Alias => Alias(NormalizeFloatingNumbers.normalize(a.child), a.name)(exprId = a.exprId)
+      case k => Alias(NormalizeFloatingNumbers.normalize(k), k.name)()
+    }
+    val renamed = keys.zip(normalized).collect {
+      case (k: Attribute, n) if n ne k => k.exprId -> n.toAttribute
+    }.toMap
+    (normalized, renamed)
   }
 }
