@@ -138,13 +138,6 @@ def test_errors_come_at_analysis_time_not_execution(spark, events):
         events.groupBy("k", swa.sliding_window("ts", "0 seconds")).count()
 
 
-def test_streaming_is_rejected_with_a_clear_message(spark, tmp_path):
-    stream = spark.readStream.format("rate").load()
-    with pytest.raises(AnalysisException) as e:
-        stream.groupBy(swa.sliding_window("timestamp", "10 seconds")).count()
-    assert "WINDOW_STREAMING_NOT_SUPPORTED" in str(e.value)
-
-
 def test_window_bounds_overflow_is_a_clear_error(spark):
     near_max = 9223372036854775000
     df = events_df(spark, [(0, "a", near_max, 1, 1)])

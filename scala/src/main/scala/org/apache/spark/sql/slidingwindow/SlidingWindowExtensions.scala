@@ -3,26 +3,28 @@ package org.apache.spark.sql.slidingwindow
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
-import org.apache.spark.sql.slidingwindow.analysis.{CheckWindowedAggregates, CheckWindowedStreams, PlanWindowedAggregates, ResolveWindowedAggregates}
+import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
+import org.apache.spark.sql.slidingwindow.analysis.{CheckWindowedAggregates, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.SlidingWindow
-import org.apache.spark.sql.slidingwindow.planning.WindowedAggregateStrategy
+import org.apache.spark.sql.slidingwindow.planning.{StreamingWatermarks, WindowedAggregateStrategy}
 
 /**
  * The extension entry point: `spark.sql.extensions=org.apache.spark.sql.slidingwindow.SlidingWindowExtensions`.
  *
  * Registers the SQL function `sliding_window(time, size)`, the analyzer rule and check that turn
  * an aggregation grouped by it into a windowed aggregation, the plan normalization that gives it
- * its own logical node, and the planner strategy for that node.
+ * its own logical node, the planner strategy for that node, and the physical rule that gives the
+ * streaming operator its watermarks.
  */
 class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectFunction(SlidingWindowExtensions.slidingWindowFunction)
     extensions.injectResolutionRule(_ => ResolveWindowedAggregates)
     extensions.injectCheckRule(_ => CheckWindowedAggregates)
-    extensions.injectCheckRule(_ => CheckWindowedStreams)
     extensions.injectPlanNormalizationRule(_ => PlanWindowedAggregates)
-    extensions.injectPlannerStrategy(_ => WindowedAggregateStrategy)
+    extensions.injectPlannerStrategy(s => WindowedAggregateStrategy(s.asInstanceOf[ClassicSession]))
+    extensions.injectColumnar(s => StreamingWatermarks(s.asInstanceOf[ClassicSession]))
   }
 }
 

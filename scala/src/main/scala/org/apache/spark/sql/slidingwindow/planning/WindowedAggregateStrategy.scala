@@ -1,16 +1,41 @@
 package org.apache.spark.sql.slidingwindow.planning
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
+import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
-import org.apache.spark.sql.slidingwindow.execution.WindowedAggregateExec
+import org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 
-/** Plans a [[WindowedAggregate]] of a batch query as a [[WindowedAggregateExec]]. */
-object WindowedAggregateStrategy extends SparkStrategy {
+/**
+ * Plans a [[WindowedAggregate]]: a [[WindowedAggregateExec]] in a batch query, a
+ * [[StreamingWindowedAggregateExec]] with its state info in a micro-batch (none when the stream
+ * is only explained, outside a running query).
+ */
+case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case a: WindowedAggregate if !a.isStreaming =>
       WindowedAggregateExec(a.definition, a.keys, a.time, a.window, a.aggregates,
         planLater(a.child)) :: Nil
+    case a: WindowedAggregate =>
+      val function = a.definition.kind.functionName
+      val provider = session.sessionState.conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
+      if (provider != classOf[RocksDBStateStoreProvider].getName) {
+        WindowErrors.streamingNeedsRocksDB(function, provider)
+      }
+      val execution = StreamingQueryContext.currentExecution(session)
+      val outputMode = execution.map(_.outputMode)
+      if (outputMode.contains(InternalOutputModes.Complete)) {
+        WindowErrors.completeModeNotSupported(function)
+      }
+      val stateInfo = execution.map { ie =>
+        StreamingQueryContext.stateInfo(ie, StreamingQueryContext.operatorId(ie, a))
+      }
+      StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.window, a.aggregates,
+        stateInfo, outputMode, None, None, planLater(a.child)) :: Nil
     case _ => Nil
   }
 }

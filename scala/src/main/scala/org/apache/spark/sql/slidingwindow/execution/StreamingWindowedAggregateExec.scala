@@ -1,0 +1,119 @@
+package org.apache.spark.sql.slidingwindow.execution
+
+import java.util.concurrent.TimeUnit.NANOSECONDS
+
+import org.apache.hadoop.conf.Configuration
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
+import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution}
+import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.catalyst.util.truncatedString
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter, WatermarkSupport}
+import org.apache.spark.sql.execution.streaming.state._
+import org.apache.spark.sql.slidingwindow.aggregation.AggregateBuffers
+import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
+import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+import org.apache.spark.sql.slidingwindow.state.WindowStateLayout
+import org.apache.spark.sql.streaming.OutputMode
+
+/**
+ * The streaming windowed aggregation: a StateStoreWriter, so that Spark validates its state
+ * schema, writes its operator metadata, runs no-data batches for it and reports it in
+ * `stateOperators`. Its state info is set when it is planned and its watermarks by
+ * [[org.apache.spark.sql.slidingwindow.planning.StreamingWatermarks]].
+ */
+case class StreamingWindowedAggregateExec(
+    definition: WindowDefinition,
+    keys: Seq[Attribute],
+    time: Attribute,
+    window: Attribute,
+    aggregates: Seq[AggregateExpression],
+    stateInfo: Option[StatefulOperatorStateInfo],
+    outputMode: Option[OutputMode],
+    eventTimeWatermarkForLateEvents: Option[Long],
+    eventTimeWatermarkForEviction: Option[Long],
+    child: SparkPlan) extends UnaryExecNode with StateStoreWriter with WatermarkSupport {
+
+  override def nodeName: String = WindowedAggregate.nodeName(definition)
+  override def shortName: String = "slidingWindowAggregate"
+
+  override def output: Seq[Attribute] = (keys :+ window) ++ aggregates.map(_.resultAttribute)
+  override def keyExpressions: Seq[Attribute] = keys
+
+  private def appendMode: Boolean = outputMode.contains(InternalOutputModes.Append)
+
+  private lazy val layout = new WindowStateLayout(keys, DataTypeUtils.fromAttributes(
+    aggregates.flatMap(_.aggregateFunction.aggBufferAttributes)))
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    if (keys.isEmpty) AllTuples :: Nil
+    else StatefulOperatorPartitioning.getCompatibleDistribution(keys, getStateInfo, conf) :: Nil
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    Seq((keys :+ time).map(SortOrder(_, Ascending)))
+
+  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
+    eventTimeWatermarkForEviction.exists(newInputWatermark > _)
+
+  override def validateAndMaybeEvolveStateSchema(
+      hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
+    // Schema format v2 records one column family; the time index is derived from the data.
+    val data = StateStoreColFamilySchema(layout.dataFamily, 0.toShort, layout.dataKeySchema,
+      0.toShort, layout.valueSchema, Some(layout.dataEncoder), None)
+    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
+      getStateInfo, hadoopConf, List(data), session.sessionState, stateSchemaVersion))
+  }
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    metrics // initialise the metrics on the driver
+    val numOutputRows = longMetric("numOutputRows")
+    val numDropped = longMetric("numRowsDroppedByWatermark")
+    val numUpdated = longMetric("numUpdatedStateRows")
+    val numRemoved = longMetric("numRemovedStateRows")
+    val updatesTime = longMetric("allUpdatesTimeMs")
+    val commitTime = longMetric("commitTimeMs")
+    val (layout, sizeMicros, inputAttributes, out) =
+      (this.layout, definition.sizeMicros, child.output, output)
+    val (aggregates, time, append) = (this.aggregates, this.time, appendMode)
+    val late = eventTimeWatermarkForLateEvents.map(_ * 1000)
+    val eviction = eventTimeWatermarkForEviction.map(_ * 1000)
+
+    child.execute().mapPartitionsWithStateStore(
+      getStateInfo, layout.dataKeySchema, layout.valueSchema, layout.dataEncoder,
+      session.sessionState, Some(session.streams.stateStoreCoordinator),
+      useColumnFamilies = true) { (store: StateStore, rows: Iterator[InternalRow]) =>
+      store.createColFamilyIfAbsent(layout.indexFamily, layout.indexKeySchema,
+        layout.indexValueSchema, layout.indexEncoder)
+      val start = System.nanoTime()
+      val processor = new StreamingWindowsProcessor(store, layout,
+        new AggregateBuffers(aggregates, inputAttributes), sizeMicros, time, inputAttributes,
+        out, append, late, eviction)
+      val result = processor.process(rows)
+      updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
+      numDropped += processor.droppedLateRows
+      numUpdated += processor.updatedStateRows
+      numRemoved += processor.removedStateRows
+      numOutputRows += result.size
+      commitTime += timeTakenMs { store.commit() }
+      setStoreMetrics(store)
+      setOperatorMetrics()
+      result.iterator
+    }
+  }
+
+  override def simpleString(maxFields: Int): String = {
+    val outString = truncatedString(output, "[", ", ", "]", maxFields)
+    s"$nodeName(${WindowedAggregate.describe(definition, keys, time, aggregates, maxFields)}, " +
+      s"output=$outString, state=$stateInfo, mode=${outputMode.getOrElse("?")}, " +
+      s"watermarks=${eventTimeWatermarkForLateEvents.getOrElse("?")}/" +
+      s"${eventTimeWatermarkForEviction.getOrElse("?")})"
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): StreamingWindowedAggregateExec =
+    copy(child = newChild)
+}

@@ -1,0 +1,189 @@
+package org.apache.spark.sql.slidingwindow.execution
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeRow}
+import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, TwoStacks}
+import org.apache.spark.sql.slidingwindow.state.WindowStateLayout
+import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, WindowSink}
+
+/**
+ * One micro-batch of one partition of a streaming sliding-window aggregation:
+ *
+ *  1. ingest: rows at or below the late-events watermark are dropped; the others are
+ *     pre-aggregated per (group, time) and merged into the stored partial of that time;
+ *  2. emit: append mode, every window whose end passed the eviction watermark in this batch
+ *     (groups found through the time index); update mode, every window of a touched group whose
+ *     rows changed (start within [u - S, u + 1] of a new time u);
+ *  3. evict: partials older than eviction watermark - S, which no open window can need.
+ *
+ * Windows are enumerated by the same [[SlidingWindowSweep]] as batch queries.
+ */
+final class StreamingWindowsProcessor(
+    store: StateStore,
+    layout: WindowStateLayout,
+    buffers: AggregateBuffers,
+    sizeMicros: Long,
+    time: Attribute,
+    inputAttributes: Seq[Attribute],
+    output: Seq[Attribute],
+    appendMode: Boolean,
+    lateEventsWatermarkMicros: Option[Long],
+    evictionWatermarkMicros: Option[Long]) {
+
+  private val dataKeyOfInput = layout.dataKeyOfInput(time, inputAttributes)
+  private val groupOfData = layout.groupOfData()
+  private val indexOfData = layout.indexOfData()
+  private val dataOfIndex = layout.dataOfIndex()
+  private val groupOfIndex = layout.groupOfIndex()
+  private val outputKeys = layout.outputKeysOfGroup()
+  private val timeOrdinal = inputAttributes.indexWhere(_.exprId == time.exprId)
+  private val writer = new WindowRowWriter(output)
+  private val sweep = new SlidingWindowSweep(sizeMicros, buffers)
+  private val indexValue = {
+    val row = new UnsafeRow(1)
+    row.pointTo(new Array[Byte](16), 16)
+    row.setNullAt(0)
+    row
+  }
+
+  var droppedLateRows = 0L
+  var updatedStateRows = 0L
+  var removedStateRows = 0L
+
+  /** Processes the partition's sorted input; returns the window rows to emit. */
+  def process(input: Iterator[InternalRow]): Seq[InternalRow] = {
+    val newTimes = ingest(input)
+    val out = new mutable.ArrayBuffer[InternalRow]
+    if (appendMode) {
+      evictionWatermarkMicros.foreach(emitClosed(_, out))
+    } else {
+      newTimes.foreach { case (group, times) => emitChanged(group, times.toArray, out) }
+    }
+    evictionWatermarkMicros.foreach(evict)
+    out.toSeq
+  }
+
+  /** Stores the new rows; returns each touched group with its new times (ascending). */
+  private def ingest(input: Iterator[InternalRow]): mutable.LinkedHashMap[UnsafeRow, mutable.ArrayBuffer[Long]] = {
+    val touched = mutable.LinkedHashMap.empty[UnsafeRow, mutable.ArrayBuffer[Long]]
+    val late = lateEventsWatermarkMicros.getOrElse(Long.MinValue)
+    val partial = buffers.newBuffer()
+    var current: UnsafeRow = null
+    def flush(): Unit = if (current != null) {
+      val stored = store.get(current, layout.dataFamily)
+      val merged =
+        if (stored == null) {
+          store.put(indexOfData(current), indexValue, layout.indexFamily)
+          buffers.freeze(partial)
+        } else {
+          val b = buffers.materialize(stored)
+          buffers.merge(b, buffers.freeze(partial))
+          buffers.freeze(b)
+        }
+      store.put(current, merged, layout.dataFamily)
+      updatedStateRows += 1
+      touched.getOrElseUpdate(groupOfData(current).copy(), mutable.ArrayBuffer.empty[Long]) +=
+        current.getLong(layout.groupWidth)
+      current = null
+    }
+    input.foreach { row =>
+      if (!row.isNullAt(timeOrdinal)) {
+        if (row.getLong(timeOrdinal) <= late) {
+          droppedLateRows += 1
+        } else {
+          val key = dataKeyOfInput(row)
+          if (current == null || key != current) {
+            flush()
+            current = key.copy()
+            buffers.initialize(partial)
+          }
+          buffers.update(partial, row)
+        }
+      }
+    }
+    flush()
+    touched
+  }
+
+  /** The stored partials of a group, ascending by time. */
+  private def loadGroup(group: UnsafeRow): Array[(Long, UnsafeRow)] = {
+    val iter = store.prefixScan(group, layout.dataFamily)
+    try {
+      iter.map(p => (p.key.getLong(layout.groupWidth), p.value.copy())).toArray.sortBy(_._1)
+    } finally iter.close()
+  }
+
+  /** Append mode: windows ending in (late-events watermark, eviction watermark]. */
+  private def emitClosed(evictionWatermark: Long, out: mutable.ArrayBuffer[InternalRow]): Unit = {
+    val previous = lateEventsWatermarkMicros.getOrElse(Long.MinValue)
+    if (evictionWatermark <= previous) return
+    // Windows ending after `previous` hold times from previous - S on.
+    val from = if (previous == Long.MinValue) Long.MinValue else previous - sizeMicros
+    val groups = new mutable.LinkedHashSet[UnsafeRow]
+    val index = store.iterator(layout.indexFamily)
+    try {
+      var more = true
+      while (more && index.hasNext) {
+        val entry = index.next().key
+        if (entry.getLong(0) > evictionWatermark) more = false
+        else groups += groupOfIndex(entry).copy()
+      }
+    } finally index.close()
+    groups.foreach { group =>
+      val sink = new Sink(group, out, (_, end) => end > previous)
+      loadGroup(group).foreach { case (t, p) =>
+        if (t >= from && t <= evictionWatermark) sweep.add(t, p, sink)
+      }
+      sweep.closeThrough(evictionWatermark, sink)
+      sweep.reset()
+    }
+  }
+
+  /** Update mode: windows whose start is within [u - S, u + 1] of a new time u. */
+  private def emitChanged(group: UnsafeRow, newTimes: Array[Long], out: mutable.ArrayBuffer[InternalRow]): Unit = {
+    java.util.Arrays.sort(newTimes)
+    def changed(start: Long): Boolean = {
+      // Is there a new time u with start - 1 <= u <= start + S?
+      var i = java.util.Arrays.binarySearch(newTimes, start - 1)
+      if (i < 0) i = -i - 1
+      i < newTimes.length && newTimes(i) - sizeMicros <= start
+    }
+    val sink = new Sink(group, out, (start, _) => changed(start))
+    loadGroup(group).foreach { case (t, p) => sweep.add(t, p, sink) }
+    sweep.finish(sink)
+  }
+
+  /** Removes the partials older than watermark - S: no window still open can hold them. */
+  private def evict(evictionWatermark: Long): Unit = {
+    val bound = evictionWatermark - sizeMicros
+    val expired = mutable.ArrayBuffer.empty[UnsafeRow]
+    val index = store.iterator(layout.indexFamily)
+    try {
+      var more = true
+      while (more && index.hasNext) {
+        val entry = index.next().key
+        if (entry.getLong(0) >= bound) more = false else expired += entry.copy()
+      }
+    } finally index.close()
+    expired.foreach { entry =>
+      store.remove(entry, layout.indexFamily)
+      store.remove(dataOfIndex(entry), layout.dataFamily)
+      removedStateRows += 1
+    }
+  }
+
+  private final class Sink(
+      group: UnsafeRow,
+      out: mutable.ArrayBuffer[InternalRow],
+      wanted: (Long, Long) => Boolean) extends WindowSink {
+    private val keys = outputKeys(group).copy()
+    override def window(start: Long, end: Long, contents: TwoStacks): Unit = {
+      if (wanted(start, end)) {
+        out += writer.write(keys, start, end, buffers.evaluate(contents.aggregate()))
+      }
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package org.apache.spark.sql.slidingwindow.planning
+
+import java.util.UUID
+
+import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperatorStateInfo
+import org.apache.spark.sql.execution.streaming.runtime.{IncrementalExecution, StreamExecution}
+import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+
+/**
+ * The micro-batch being planned, for our stateful operator.
+ *
+ * Spark's IncrementalExecution gives state info and watermarks only to its own operators (closed
+ * pattern matches in its `state` rule). Everything after that rule is generic over
+ * StateStoreWriter but needs the state info already set, so our strategy sets it while planning:
+ * the stream thread's local property names the query, whose latest execution is the
+ * IncrementalExecution being planned (it is assigned before its physical plan is forced).
+ */
+object StreamingQueryContext {
+  /** Our operator ids: a range Spark's own ids (0, 1, 2, ...) never reach. */
+  val operatorIdBase = 1000L
+
+  private val batchIdProperty = "streaming.sql.batchId"
+
+  def currentExecution(session: SparkSession): Option[IncrementalExecution] = {
+    val sc = session.sparkContext
+    for {
+      id <- Option(sc.getLocalProperty(StreamExecution.QUERY_ID_KEY))
+      query <- Option(session.sharedState.activeStreamingQueries.get(UUID.fromString(id)))
+      execution <- Option(query.lastExecution)
+      if Option(sc.getLocalProperty(batchIdProperty)).forall(_.toLong == execution.currentBatchId)
+    } yield execution
+  }
+
+  /** A stable id per windowed aggregate of the query: its position in the optimized plan. */
+  def operatorId(execution: IncrementalExecution, node: WindowedAggregate): Long = {
+    val nodes = execution.optimizedPlan.collect { case w: WindowedAggregate => w }
+    val index = nodes.indexOf(node)
+    if (index < 0) throw new IllegalStateException(s"$node not found in the micro-batch plan")
+    operatorIdBase + index
+  }
+
+  def stateInfo(execution: IncrementalExecution, operatorId: Long): StatefulOperatorStateInfo =
+    StatefulOperatorStateInfo(
+      execution.checkpointLocation,
+      execution.runId,
+      operatorId,
+      execution.currentBatchId,
+      execution.numStateStores,
+      execution.stateSchemaMetadatas.get(operatorId),
+      execution.currentStateStoreCkptId.get(operatorId))
+}
