@@ -79,13 +79,6 @@ object WindowErrors {
         s"in the JVM (built-in functions, Scala/Java UDAFs) are supported, not Python or " +
         s"pandas UDAFs.")
 
-  def streamingNeedsRocksDB(function: String, provider: String): Nothing =
-    fail("WINDOW_STREAMING_NEEDS_ROCKSDB",
-      s"$function in a streaming query keeps its state in the RocksDB state store, which it " +
-        s"reads in time order, but this session uses $provider. Set " +
-        "spark.sql.streaming.stateStore.providerClass=" +
-        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider.")
-
   def completeModeNotSupported(function: String): Nothing =
     fail("WINDOW_STREAMING_COMPLETE_MODE",
       s"$function does not support the Complete output mode, which would keep every window " +

@@ -13,12 +13,13 @@ import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.catalyst.util.truncatedString
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
-import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter, WatermarkSupport}
+import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter, WatermarkSupport}
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.slidingwindow.aggregation.AggregateBuffers
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
-import org.apache.spark.sql.slidingwindow.state.WindowStateLayout
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowTimeIndex}
 import org.apache.spark.sql.streaming.OutputMode
 
 /**
@@ -57,6 +58,9 @@ case class StreamingWindowedAggregateExec(
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
     Seq((keys :+ time).map(SortOrder(_, Ascending)))
 
+  override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
+    Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"))
+
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
     eventTimeWatermarkForEviction.exists(newInputWatermark > _)
 
@@ -82,15 +86,18 @@ case class StreamingWindowedAggregateExec(
     val (aggregates, time, append) = (this.aggregates, this.time, appendMode)
     val late = eventTimeWatermarkForLateEvents.map(_ * 1000)
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000)
+    val numWindows = longMetric("numWindowsEmitted")
+    // RocksDB keeps a time-ordered index in a column family; other providers scan their state.
+    val ordered = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) ==
+      classOf[RocksDBStateStoreProvider].getName
 
     child.execute().mapPartitionsWithStateStore(
       getStateInfo, layout.dataKeySchema, layout.valueSchema, layout.dataEncoder,
       session.sessionState, Some(session.streams.stateStoreCoordinator),
-      useColumnFamilies = true) { (store: StateStore, rows: Iterator[InternalRow]) =>
-      store.createColFamilyIfAbsent(layout.indexFamily, layout.indexKeySchema,
-        layout.indexValueSchema, layout.indexEncoder)
+      useColumnFamilies = ordered) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
       val processor = new StreamingWindowsProcessor(store, layout,
+        WindowTimeIndex(store, layout, ordered),
         new AggregateBuffers(aggregates, inputAttributes), sizeMicros, time, inputAttributes,
         out, append, late, eviction)
       val result = processor.process(rows)
@@ -99,6 +106,7 @@ case class StreamingWindowedAggregateExec(
       numUpdated += processor.updatedStateRows
       numRemoved += processor.removedStateRows
       numOutputRows += result.size
+      numWindows += result.size
       commitTime += timeTakenMs { store.commit() }
       setStoreMetrics(store)
       setOperatorMetrics()

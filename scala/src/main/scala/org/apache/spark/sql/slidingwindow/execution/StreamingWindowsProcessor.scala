@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, TwoStacks}
-import org.apache.spark.sql.slidingwindow.state.WindowStateLayout
+import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowTimeIndex}
 import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, WindowSink}
 
 /**
@@ -15,7 +15,7 @@ import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, WindowSin
  *  1. ingest: rows at or below the late-events watermark are dropped; the others are
  *     pre-aggregated per (group, time) and merged into the stored partial of that time;
  *  2. emit: append mode, every window whose end passed the eviction watermark in this batch
- *     (groups found through the time index); update mode, every window of a touched group whose
+ *     (groups found through the [[WindowTimeIndex]]); update mode, every window of a touched group whose
  *     rows changed (start within [u - S, u + 1] of a new time u);
  *  3. evict: partials older than eviction watermark - S, which no open window can need.
  *
@@ -24,6 +24,7 @@ import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, WindowSin
 final class StreamingWindowsProcessor(
     store: StateStore,
     layout: WindowStateLayout,
+    index: WindowTimeIndex,
     buffers: AggregateBuffers,
     sizeMicros: Long,
     time: Attribute,
@@ -35,19 +36,10 @@ final class StreamingWindowsProcessor(
 
   private val dataKeyOfInput = layout.dataKeyOfInput(time, inputAttributes)
   private val groupOfData = layout.groupOfData()
-  private val indexOfData = layout.indexOfData()
-  private val dataOfIndex = layout.dataOfIndex()
-  private val groupOfIndex = layout.groupOfIndex()
   private val outputKeys = layout.outputKeysOfGroup()
   private val timeOrdinal = inputAttributes.indexWhere(_.exprId == time.exprId)
   private val writer = new WindowRowWriter(output)
   private val sweep = new SlidingWindowSweep(sizeMicros, buffers)
-  private val indexValue = {
-    val row = new UnsafeRow(1)
-    row.pointTo(new Array[Byte](16), 16)
-    row.setNullAt(0)
-    row
-  }
 
   var droppedLateRows = 0L
   var updatedStateRows = 0L
@@ -76,7 +68,7 @@ final class StreamingWindowsProcessor(
       val stored = store.get(current, layout.dataFamily)
       val merged =
         if (stored == null) {
-          store.put(indexOfData(current), indexValue, layout.indexFamily)
+          index.added(current)
           buffers.freeze(partial)
         } else {
           val b = buffers.materialize(stored)
@@ -122,16 +114,7 @@ final class StreamingWindowsProcessor(
     if (evictionWatermark <= previous) return
     // Windows ending after `previous` hold times from previous - S on.
     val from = if (previous == Long.MinValue) Long.MinValue else previous - sizeMicros
-    val groups = new mutable.LinkedHashSet[UnsafeRow]
-    val index = store.iterator(layout.indexFamily)
-    try {
-      var more = true
-      while (more && index.hasNext) {
-        val entry = index.next().key
-        if (entry.getLong(0) > evictionWatermark) more = false
-        else groups += groupOfIndex(entry).copy()
-      }
-    } finally index.close()
+    val groups = index.groupsUpTo(evictionWatermark)
     groups.foreach { group =>
       val sink = new Sink(group, out, (_, end) => end > previous)
       loadGroup(group).foreach { case (t, p) =>
@@ -157,23 +140,8 @@ final class StreamingWindowsProcessor(
   }
 
   /** Removes the partials older than watermark - S: no window still open can hold them. */
-  private def evict(evictionWatermark: Long): Unit = {
-    val bound = evictionWatermark - sizeMicros
-    val expired = mutable.ArrayBuffer.empty[UnsafeRow]
-    val index = store.iterator(layout.indexFamily)
-    try {
-      var more = true
-      while (more && index.hasNext) {
-        val entry = index.next().key
-        if (entry.getLong(0) >= bound) more = false else expired += entry.copy()
-      }
-    } finally index.close()
-    expired.foreach { entry =>
-      store.remove(entry, layout.indexFamily)
-      store.remove(dataOfIndex(entry), layout.dataFamily)
-      removedStateRows += 1
-    }
-  }
+  private def evict(evictionWatermark: Long): Unit =
+    removedStateRows += index.removeBefore(evictionWatermark - sizeMicros)
 
   private final class Sink(
       group: UnsafeRow,

@@ -4,8 +4,6 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
-import org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider
-import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
@@ -22,10 +20,6 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
         planLater(a.child)) :: Nil
     case a: WindowedAggregate =>
       val function = a.definition.kind.functionName
-      val provider = session.sessionState.conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
-      if (provider != classOf[RocksDBStateStoreProvider].getName) {
-        WindowErrors.streamingNeedsRocksDB(function, provider)
-      }
       val execution = StreamingQueryContext.currentExecution(session)
       val outputMode = execution.map(_.outputMode)
       if (outputMode.contains(InternalOutputModes.Complete)) {
