@@ -1,6 +1,7 @@
 package org.apache.spark.sql.slidingwindow.planning
 
 import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.slidingwindow.execution.StreamingWindowedAggregateExec
@@ -14,8 +15,11 @@ import org.apache.spark.sql.slidingwindow.execution.StreamingWindowedAggregateEx
 case class StreamingWatermarks(session: SparkSession) extends ColumnarRule {
   override def preColumnarTransitions: Rule[SparkPlan] = new Rule[SparkPlan] {
     override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
-      case op: StreamingWindowedAggregateExec
-          if op.stateInfo.isDefined && op.eventTimeWatermarkForEviction.isEmpty =>
+      // Only a time column with a watermark has one (update mode runs without), as for
+      // Spark's own operators.
+      case op: StreamingWindowedAggregateExec if op.stateInfo.isDefined &&
+          op.eventTimeWatermarkForEviction.isEmpty &&
+          op.time.metadata.contains(EventTimeWatermark.delayKey) =>
         StreamingQueryContext.currentExecution(session).map { execution =>
           val info = op.stateInfo.get
           val propagator = execution.watermarkPropagator

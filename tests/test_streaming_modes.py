@@ -1,0 +1,60 @@
+"""Output modes and watermarks of the streaming operator beyond the differential tests."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from pyspark.errors import StreamingQueryException
+from pyspark.sql import functions as F
+
+import sliding_window_agg as swa
+
+SEC = 1_000_000
+
+
+def write_batches(folder, batches):
+    os.makedirs(folder)
+    for i, rows in enumerate(batches):
+        path = os.path.join(folder, f"{i:03d}.json")
+        with open(path, "w") as f:
+            f.writelines(json.dumps({"k": k, "t": t, "v": v}) + "\n" for k, t, v in rows)
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))
+
+
+def run(spark, tmp_path, batches, mode, watermark=None):
+    source = str(tmp_path / "in")
+    write_batches(source, batches)
+    stream = (spark.readStream.schema("k string, t long, v long").option("maxFilesPerTrigger", 1)
+              .json(source).withColumn("ts", F.timestamp_micros("t")))
+    if watermark:
+        stream = stream.withWatermark("ts", watermark)
+    out = []
+    query = (stream.groupBy("k", swa.sliding_window("ts", "10 seconds"))
+             .agg(F.count("*").alias("n"))
+             .select("k", F.unix_micros("sliding_window.start").alias("s"),
+                     F.unix_micros("sliding_window.end").alias("e"), "n")
+             .writeStream.outputMode(mode)
+             .foreachBatch(lambda df, b: out.extend((b, r.k, r.s, r.e, r.n) for r in df.collect()))
+             .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True).start())
+    query.awaitTermination()
+    return out, query
+
+
+def test_update_mode_without_watermark_keeps_every_row(spark, tmp_path):
+    """No watermark: nothing is late (even times before 1970), nothing is evicted."""
+    out, query = run(spark, tmp_path, [[("a", -20 * SEC, 1)], [("a", -15 * SEC, 1)],
+                                       [("a", -21 * SEC, 1)]], "update")
+    last = {}
+    for b, k, s, e, n in out:
+        last[(k, s, e)] = n
+    assert last[(("a", -25 * SEC, -15 * SEC))] == 3  # left window of -15s holds all three rows
+    dropped = sum(p.stateOperators[0].numRowsDroppedByWatermark for p in query.recentProgress)
+    removed = sum(p.stateOperators[0].numRowsRemoved for p in query.recentProgress)
+    assert (dropped, removed) == (0, 0)
+
+
+def test_complete_mode_is_rejected(spark, tmp_path):
+    with pytest.raises(StreamingQueryException) as e:
+        run(spark, tmp_path, [[("a", SEC, 1)]], "complete", watermark="5 seconds")
+    assert "WINDOW_STREAMING_COMPLETE_MODE" in str(e.value)
