@@ -32,15 +32,19 @@ def test_state_rows_stop_growing_at_a_steady_rate(spark, tmp_path, provider):
                 time.sleep(0.5)
         finally:
             query.stop()
-        ops = [p.stateOperators[0] for p in query.recentProgress if p.numInputRows > 0]
-        assert all(o.operatorName == "slidingWindowAggregate" for o in ops)
-        state = [o.numRowsTotal for o in ops]
+        progress = [p for p in query.recentProgress if p.stateOperators]
+        assert all(p.stateOperators[0].operatorName == "slidingWindowAggregate" for p in progress)
+        state = [p.stateOperators[0].numRowsTotal for p in progress if p.numInputRows > 0]
         third = len(state) // 3
         middle, last = state[third:2 * third], state[2 * third:]
         assert max(last) > 0
         # Input keeps arriving at the same rate: state stays at the level of the open windows.
         assert max(last) <= 1.5 * max(middle), state
-        assert sum(o.customMetrics["numWindowsEmitted"] for o in ops[2 * third:]) > 0
-        assert sum(o.numRowsRemoved for o in ops[2 * third:]) > 0
+        # Windows close and state is evicted all along, in data and no-data batches alike
+        # (the rate source stamps a second of rows at once, so the watermark often moves
+        # between batches and a no-data batch does the emitting).
+        late = [p.stateOperators[0] for p in progress[len(progress) // 2:]]
+        assert sum(o.customMetrics["numWindowsEmitted"] for o in late) > 0
+        assert sum(o.numRowsRemoved for o in late) > 0
     finally:
         spark.conf.set("spark.sql.streaming.stateStore.providerClass", previous)
