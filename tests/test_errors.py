@@ -156,6 +156,7 @@ def test_python_helpers_say_how_to_load_the_extension(tmp_path):
         spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
         df = spark.createDataFrame([(1,)], "v int")
         for call in (lambda: swa.sliding_window("ts", "1 second"),
+                     lambda: swa.batch_window("ts", "1 second"),
                      lambda: swa.sliding_window_agg(df, by="v", time="ts", size="1 second", aggs=[])):
             try:
                 call()
@@ -167,8 +168,58 @@ def test_python_helpers_say_how_to_load_the_extension(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=300, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
     errors = [line for line in out.stdout.splitlines() if line.startswith("ERROR:")]
-    assert len(errors) == 2, out.stdout + out.stderr
+    assert len(errors) == 3, out.stdout + out.stderr
     for line in errors:
         assert "not loaded" in line
         assert "sliding_window_agg.configure(SparkSession.builder)" in line
         assert "spark.sql.extensions=" + swa.EXTENSION_CLASS in line
+
+
+# batch_window: the same checks, its own usage and the `order` argument.
+
+def batch_grouped(args: str) -> str:
+    return (f"SELECT k, batch_window({args}), count(*) FROM err_events "
+            f"GROUP BY k, batch_window({args})")
+
+
+@pytest.mark.parametrize("args,condition,says", [
+    ("ts, '0 seconds'", "WINDOW_INVALID_SIZE", "`size` argument of batch_window"),
+    ("ts, '1 month'", "WINDOW_INVALID_SIZE", "months and years have no fixed length"),
+    ("ts, s", "WINDOW_INVALID_SIZE", "must be a constant"),
+    ("v, '5 seconds'", "WINDOW_INVALID_TIME_COLUMN", "`v` is of type BIGINT"),
+    ("ts, '5 seconds', map(k, v)", "WINDOW_INVALID_ORDER_COLUMN",
+     "`order` argument of batch_window must be a column that can be sorted"),
+])
+def test_batch_window_invalid_arguments(spark, events, args, condition, says):
+    msg = analysis_error(spark, batch_grouped(args))
+    assert condition in msg and says in msg
+
+
+@pytest.mark.parametrize("args", ["ts", "ts, '5 seconds', id, id"])
+def test_batch_window_wrong_number_of_arguments(spark, events, args):
+    msg = analysis_error(spark, f"SELECT count(*) FROM err_events GROUP BY batch_window({args})")
+    assert "WINDOW_WRONG_NUM_ARGS" in msg and "batch_window(time, size[, order])" in msg
+
+
+@pytest.mark.parametrize("sql,condition", [
+    ("SELECT batch_window(ts, '5 seconds') FROM err_events", "WINDOW_FUNCTION_NOT_IN_GROUP_BY"),
+    ("SELECT count(*) FROM err_events GROUP BY batch_window(ts, '5 seconds').start",
+     "WINDOW_FUNCTION_NESTED"),
+    ("SELECT count(*) FROM err_events GROUP BY batch_window(ts, '5 seconds'), "
+     "sliding_window(ts, '5 seconds')", "WINDOW_FUNCTION_MULTIPLE"),
+    ("SELECT batch_window(ts, '5 seconds', id), count(*) FROM err_events "
+     "GROUP BY batch_window(ts, '5 seconds')", "WINDOW_FUNCTION_NOT_IN_GROUP_BY"),
+    ("SELECT count(DISTINCT v) FROM err_events GROUP BY batch_window(ts, '5 seconds')",
+     "WINDOW_UNSUPPORTED_AGGREGATE"),
+])
+def test_batch_window_placement(spark, events, sql, condition):
+    msg = analysis_error(spark, sql)
+    assert condition in msg and "batch_window" in msg
+
+
+def test_batch_window_bounds_overflow_is_a_clear_error(spark):
+    near_max = 9223372036854775000
+    df = events_df(spark, [(0, "a", near_max, 1, 1)])
+    with pytest.raises(Exception) as e:
+        df.groupBy(swa.batch_window("ts", "1 day")).count().collect()
+    assert "WINDOW_BOUNDS_OVERFLOW" in str(e.value) and "batch_window" in str(e.value)

@@ -1,4 +1,4 @@
-"""sliding-window-agg: Kafka Streams' sliding windows (KIP-450) for Apache Spark.
+"""sliding-window-agg: Kafka Streams' sliding windows (KIP-450) and batch windows for Apache Spark.
 
 >>> import sliding_window_agg as swa
 >>> spark = swa.configure(SparkSession.builder).getOrCreate()
@@ -11,12 +11,13 @@ from ._session import (
     is_loaded,
     jar_path,
 )
-from .functions import sliding_window, sliding_window_agg
+from .functions import batch_window, sliding_window, sliding_window_agg
 
 __version__ = "0.1.0"
 
 __all__ = [
     "EXTENSION_CLASS",
+    "batch_window",
     "ExtensionNotLoadedError",
     "configure",
     "is_loaded",

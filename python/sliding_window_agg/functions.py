@@ -1,7 +1,7 @@
-"""Column functions and helpers for sliding-window aggregations."""
+"""Column functions and helpers for sliding-window and batch-window aggregations."""
 from __future__ import annotations
 
-from typing import Iterable, Union
+from typing import Iterable, Optional, Union
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -31,6 +31,32 @@ def sliding_window(time: ColumnOrName, size: str) -> Column:
     require_extension(active_session())
     # call_function resolves the function by name on the server: works on Spark Connect too.
     return F.call_function("sliding_window", _col(time), F.lit(size))
+
+
+def batch_window(time: ColumnOrName, size: str, order: Optional[ColumnOrName] = None) -> Column:
+    """Groups rows into batch windows of ``size``: tumbling windows chosen by stream time.
+
+    Use it in ``groupBy``, like ``pyspark.sql.functions.window``. Each row goes to the window
+    ``[floor(st / size) * size, + size)`` of its group's stream time ``st`` when the row is
+    applied: the largest time the group has seen so far (and, in a stream, at least the
+    watermark of the micro-batch). Late rows are therefore never dropped: they join the current
+    window. The resulting column ``batch_window`` is a ``struct<start, end>`` (start inclusive,
+    end exclusive) of the time column's type. Rows with a null time belong to no window.
+
+    Rows are applied in time order (the result then equals ``window(time, size)``), or in the
+    order of ``order`` when given, such as a source offset giving the arrival order. A stream
+    applies a group's rows in time order within a micro-batch (or by ``order``), and micro-batches
+    in arrival order.
+
+    :param time: a TIMESTAMP or TIMESTAMP_NTZ column, or its name.
+    :param size: a positive fixed-length duration, such as ``"5 seconds"``.
+    :param order: optional sortable column, or its name, giving the order rows are applied in.
+
+    >>> df.groupBy("user", batch_window("ts", "5 seconds")).agg(F.collect_list("payload"))
+    """
+    require_extension(active_session())
+    args = [_col(time), F.lit(size)] + ([] if order is None else [_col(order)])
+    return F.call_function("batch_window", *args)
 
 
 def sliding_window_agg(

@@ -6,13 +6,14 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.slidingwindow.analysis.{CheckWindowedAggregates, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
-import org.apache.spark.sql.slidingwindow.expressions.SlidingWindow
+import org.apache.spark.sql.slidingwindow.expressions.{BatchWindow, SlidingWindow}
 import org.apache.spark.sql.slidingwindow.planning.{StreamingWatermarks, WindowedAggregateStrategy}
 
 /**
  * The extension entry point: `spark.sql.extensions=org.apache.spark.sql.slidingwindow.SlidingWindowExtensions`.
  *
- * Registers the SQL function `sliding_window(time, size)`, the analyzer rule and check that turn
+ * Registers the SQL functions `sliding_window(time, size)` and `batch_window(time, size[, order])`,
+ * the analyzer rule and check that turn
  * an aggregation grouped by it into a windowed aggregation, the plan normalization that gives it
  * its own logical node, the planner strategy for that node, and the physical rule that gives the
  * streaming operator its watermarks.
@@ -20,6 +21,7 @@ import org.apache.spark.sql.slidingwindow.planning.{StreamingWatermarks, Windowe
 class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectFunction(SlidingWindowExtensions.slidingWindowFunction)
+    extensions.injectFunction(SlidingWindowExtensions.batchWindowFunction)
     extensions.injectResolutionRule(_ => ResolveWindowedAggregates)
     extensions.injectCheckRule(_ => CheckWindowedAggregates)
     extensions.injectPlanNormalizationRule(_ => PlanWindowedAggregates)
@@ -48,6 +50,35 @@ object SlidingWindowExtensions {
   val slidingWindowFunction: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression) =
     (FunctionIdentifier("sliding_window"), slidingWindowInfo, {
       case Seq(time, size) => SlidingWindow(time, size)
-      case args => WindowErrors.wrongNumberOfArguments("sliding_window", "2", args.length)
+      case args =>
+        WindowErrors.wrongNumberOfArguments("sliding_window", "2", "sliding_window(time, size)", args.length)
+    })
+
+  private val batchWindowInfo = new ExpressionInfo(
+    classOf[BatchWindow].getCanonicalName, null, "batch_window",
+    "batch_window(time, size[, order]) - Groups rows into tumbling windows of `size` chosen by " +
+      "the group's stream time (the largest `time` seen so far, and the watermark in a stream) " +
+      "when each row is applied, so that late rows go to the current window instead of being " +
+      "dropped. Only valid in the GROUP BY list of an aggregation.",
+    """
+    Arguments:
+      * time - a TIMESTAMP or TIMESTAMP_NTZ column; rows with a null time belong to no window.
+      * size - a positive fixed-length duration: a string such as '5 seconds' or an interval.
+      * order - optional: a sortable column giving the order rows are applied in (such as a
+          source offset); by default rows are applied in time order.
+  """,
+    """
+    Examples:
+      > SELECT k, batch_window(ts, '5 seconds') AS w, collect_list(v) FROM events GROUP BY k, batch_window(ts, '5 seconds');
+  """,
+    "", "agg_funcs", "0.1.0", "", "built-in")
+
+  val batchWindowFunction: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression) =
+    (FunctionIdentifier("batch_window"), batchWindowInfo, {
+      case Seq(time, size) => BatchWindow(time, size, None)
+      case Seq(time, size, order) => BatchWindow(time, size, Some(order))
+      case args =>
+        WindowErrors.wrongNumberOfArguments(
+          "batch_window", "2 or 3", "batch_window(time, size[, order])", args.length)
     })
 }

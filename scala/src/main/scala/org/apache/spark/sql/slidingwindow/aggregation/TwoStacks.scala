@@ -15,7 +15,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * Merges always keep time order (older on the left), so order-sensitive aggregates such as
  * collect_list, first and last see their rows oldest first.
  */
-final class TwoStacks(buffers: AggregateBuffers) {
+final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
 
   // Back: newest elements, in push order, with their running aggregate (a working buffer).
   private var backTimes = new Array[Long](16)

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, IsNotNull, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expression, IsNotNull, NamedExpression}
 import org.apache.spark.sql.catalyst.optimizer.NormalizeFloatingNumbers
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
@@ -36,17 +36,20 @@ object PlanWindowedAggregates extends Rule[LogicalPlan] {
         case a: Attribute if renamed.contains(a.exprId) => renamed(a.exprId)
       }.asInstanceOf[NamedExpression]
     }
-    val time: NamedExpression = grouping.time match {
-      case a: Attribute => a
-      case e => Alias(e, "__window_time")()
-    }
-    val computed = (keys :+ time).collect { case a: Alias => a }
+    def named(e: Expression, name: String): NamedExpression =
+      e match {
+        case a: Attribute => a
+        case other => Alias(other, name)()
+      }
+    val time = named(grouping.time, "__window_time")
+    val order = grouping.order.map(named(_, "__window_order"))
+    val computed = (keys ++ (time +: order.toSeq)).collect { case a: Alias => a }
     val input = grouping.child
     val projected = if (computed.isEmpty) input else Project(input.output ++ computed, input)
     val withTime = Filter(IsNotNull(time.toAttribute), projected)
     Project(results,
       WindowedAggregate(grouping.definition, keys.map(_.toAttribute), time.toAttribute,
-        grouping.window, aggregates, withTime))
+        order.map(_.toAttribute), grouping.window, aggregates, withTime))
   }
 
   /**

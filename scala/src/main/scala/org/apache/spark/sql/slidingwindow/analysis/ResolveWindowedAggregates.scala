@@ -51,6 +51,7 @@ object ResolveWindowedAggregates extends Rule[LogicalPlan] {
     val definition = WindowDefinition.of(windowTime)
     def sameWindow(w: WindowFunction): Boolean =
       w.kind == windowTime.kind && w.timeColumn.semanticEquals(windowTime.timeColumn) &&
+        w.order.map(_.canonicalized) == windowTime.order.map(_.canonicalized) &&
         WindowDefinition.of(w) == definition
 
     val sparkWindows = grouping.filter(g => g.exists {
@@ -90,11 +91,12 @@ object ResolveWindowedAggregates extends Rule[LogicalPlan] {
     a.copy(
       groupingExpressions = a.groupingExpressions.map(replace),
       aggregateExpressions = a.aggregateExpressions.map(replace(_).asInstanceOf[NamedExpression]),
-      child = WindowGrouping(definition, windowTime.timeColumn, window, a.child))
+      child = WindowGrouping(definition, windowTime.timeColumn, windowTime.order, window, a.child))
   }
 
   private def describe(e: Expression): String = e match {
-    case w: WindowFunction => s"${w.kind.functionName}(${w.timeColumn.sql}, ${w.size.sql})"
+    case w: WindowFunction =>
+      s"${w.kind.functionName}(${(Seq(w.timeColumn, w.size) ++ w.order).map(_.sql).mkString(", ")})"
     case other => other.sql
   }
 }

@@ -16,4 +16,23 @@ object functions {
   /** KIP-450 sliding windows of `size` (e.g. "10 seconds") over the column named `timeColumn`. */
   def sliding_window(timeColumn: String, size: String): Column =
     sliding_window(col(timeColumn), size)
+
+  /**
+   * Batch windows of `size` (e.g. "5 seconds"): tumbling windows chosen by each group's stream
+   * time, so that late rows go to the current window; rows are applied in time order.
+   */
+  def batch_window(timeColumn: Column, size: String): Column =
+    call_function("batch_window", timeColumn, lit(size))
+
+  /** Batch windows of `size`, rows applied in the order of `order` (such as a source offset). */
+  def batch_window(timeColumn: Column, size: String, order: Column): Column =
+    call_function("batch_window", timeColumn, lit(size), order)
+
+  /** Batch windows of `size` over the column named `timeColumn`, rows applied in time order. */
+  def batch_window(timeColumn: String, size: String): Column =
+    batch_window(col(timeColumn), size)
+
+  /** Batch windows of `size` over `timeColumn`, rows applied in the order of column `order`. */
+  def batch_window(timeColumn: String, size: String, order: String): Column =
+    batch_window(col(timeColumn), size, col(order))
 }

@@ -37,9 +37,15 @@ object WindowErrors {
       s"The time column of $function must be of type TIMESTAMP or TIMESTAMP_NTZ, but $column " +
         s"is of type $dataType. Cast it first, for example $function(CAST($column AS TIMESTAMP), ...).")
 
-  def wrongNumberOfArguments(function: String, expected: String, got: Int): Nothing =
+  def invalidOrderColumn(function: String, column: String, dataType: String): Nothing =
+    fail("WINDOW_INVALID_ORDER_COLUMN",
+      s"The `order` argument of $function must be a column that can be sorted (a number, " +
+        s"string, timestamp, ...), but $column is of type $dataType. Pass the column that gives " +
+        s"the arrival order of the rows, such as a source offset.")
+
+  def wrongNumberOfArguments(function: String, expected: String, usage: String, got: Int): Nothing =
     fail("WINDOW_WRONG_NUM_ARGS",
-      s"$function takes $expected arguments, but got $got. Usage: $function(time, size).")
+      s"$function takes $expected arguments, but got $got. Usage: $usage.")
 
   def outsideGroupBy(function: String, operator: String): Nothing =
     fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY",
@@ -84,4 +90,12 @@ object WindowErrors {
       s"$function does not support the Complete output mode, which would keep every window " +
         "forever; use the Append mode (each window once, when the watermark closes it) or " +
         "the Update mode (changed windows in every micro-batch).")
+
+  /** At run time: a row whose windows' bounds fall outside the 64-bit microsecond range. */
+  def boundsOverflow(function: String, time: Long, sizeMicros: Long): ArithmeticException =
+    new ArithmeticException(
+      s"[WINDOW_BOUNDS_OVERFLOW] $function cannot compute the windows of a row at " +
+        s"$time microseconds since the epoch with a size of $sizeMicros microseconds: its " +
+        "window bounds fall outside the 64-bit timestamp range. Filter out such rows or use a " +
+        "smaller size.")
 }

@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution}
 import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
@@ -32,6 +32,7 @@ case class StreamingWindowedAggregateExec(
     definition: WindowDefinition,
     keys: Seq[Attribute],
     time: Attribute,
+    order: Option[Attribute],
     window: Attribute,
     aggregates: Seq[AggregateExpression],
     stateInfo: Option[StatefulOperatorStateInfo],
@@ -41,14 +42,14 @@ case class StreamingWindowedAggregateExec(
     child: SparkPlan) extends UnaryExecNode with StateStoreWriter with WatermarkSupport {
 
   override def nodeName: String = WindowedAggregate.nodeName(definition)
-  override def shortName: String = "slidingWindowAggregate"
+  override def shortName: String = WindowedAggregate.shortName(definition)
 
   override def output: Seq[Attribute] = (keys :+ window) ++ aggregates.map(_.resultAttribute)
   override def keyExpressions: Seq[Attribute] = keys
 
   private def appendMode: Boolean = outputMode.contains(InternalOutputModes.Append)
 
-  private lazy val layout = new WindowStateLayout(keys, DataTypeUtils.fromAttributes(
+  private lazy val layout = WindowStateLayout(definition, keys, DataTypeUtils.fromAttributes(
     aggregates.flatMap(_.aggregateFunction.aggBufferAttributes)))
 
   override def requiredChildDistribution: Seq[Distribution] =
@@ -57,7 +58,7 @@ case class StreamingWindowedAggregateExec(
     else StatefulOperatorPartitioning.getCompatibleDistribution(keys, getStateInfo, conf) :: Nil
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    Seq((keys :+ time).map(SortOrder(_, Ascending)))
+    Seq(WindowedAggregate.inputOrdering(keys, time, order))
 
   override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
     Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"))
@@ -82,8 +83,8 @@ case class StreamingWindowedAggregateExec(
     val numRemoved = longMetric("numRemovedStateRows")
     val updatesTime = longMetric("allUpdatesTimeMs")
     val commitTime = longMetric("commitTimeMs")
-    val (layout, sizeMicros, inputAttributes, out) =
-      (this.layout, definition.sizeMicros, child.output, output)
+    val (definition, layout, inputAttributes, out) =
+      (this.definition, this.layout, child.output, output)
     val (aggregates, time, append) = (this.aggregates, this.time, appendMode)
     val late = eventTimeWatermarkForLateEvents.map(_ * 1000)
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000)
@@ -97,10 +98,10 @@ case class StreamingWindowedAggregateExec(
       session.sessionState, Some(session.streams.stateStoreCoordinator),
       useColumnFamilies = ordered) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val processor = new StreamingWindowsProcessor(store, layout,
+      val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(store, layout,
         WindowTimeIndex(store, layout, ordered),
-        new AggregateBuffers(aggregates, inputAttributes), sizeMicros, time, inputAttributes,
-        out, append, late, eviction)
+        new AggregateBuffers(aggregates, inputAttributes), definition.sizeMicros, time,
+        inputAttributes, out, append, late, eviction))
       val result = processor.process(rows)
       updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
       numDropped += processor.droppedLateRows
@@ -117,7 +118,7 @@ case class StreamingWindowedAggregateExec(
 
   override def simpleString(maxFields: Int): String = {
     val outString = truncatedString(output, "[", ", ", "]", maxFields)
-    s"$nodeName(${WindowedAggregate.describe(definition, keys, time, aggregates, maxFields)}, " +
+    s"$nodeName(${WindowedAggregate.describe(definition, keys, time, order, aggregates, maxFields)}, " +
       s"output=$outString, state=$stateInfo, mode=${outputMode.getOrElse("?")}, " +
       s"watermarks=${eventTimeWatermarkForLateEvents.getOrElse("?")}/" +
       s"${eventTimeWatermarkForEviction.getOrElse("?")})"

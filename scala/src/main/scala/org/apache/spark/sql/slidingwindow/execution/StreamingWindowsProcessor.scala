@@ -5,23 +5,13 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, TwoStacks}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowContents}
+import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
 import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowTimeIndex}
-import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, WindowSink}
+import org.apache.spark.sql.slidingwindow.windows.WindowSink
 
-/**
- * One micro-batch of one partition of a streaming sliding-window aggregation:
- *
- *  1. ingest: rows at or below the late-events watermark are dropped; the others are
- *     pre-aggregated per (group, time) and merged into the stored partial of that time;
- *  2. emit: append mode, every window whose end passed the eviction watermark in this batch
- *     (groups found through the [[WindowTimeIndex]]); update mode, every window of a touched group whose
- *     rows changed (start within [u - S, u + 1] of a new time u);
- *  3. evict: partials older than eviction watermark - S, which no open window can need.
- *
- * Windows are enumerated by the same [[SlidingWindowSweep]] as batch queries.
- */
-final class StreamingWindowsProcessor(
+/** What one micro-batch of one partition of a streaming windowed aggregation works with. */
+final case class StreamingWindowsContext(
     store: StateStore,
     layout: WindowStateLayout,
     index: WindowTimeIndex,
@@ -32,126 +22,54 @@ final class StreamingWindowsProcessor(
     output: Seq[Attribute],
     appendMode: Boolean,
     lateEventsWatermarkMicros: Option[Long],
-    evictionWatermarkMicros: Option[Long]) {
+    evictionWatermarkMicros: Option[Long])
 
-  private val dataKeyOfInput = layout.dataKeyOfInput(time, inputAttributes)
-  private val groupOfData = layout.groupOfData()
+/**
+ * One micro-batch of one partition of a streaming windowed aggregation: reads the partition's
+ * input (clustered by group, sorted as [[org.apache.spark.sql.slidingwindow.logical.WindowedAggregate.inputOrdering]]),
+ * updates the state and returns the window rows to emit. One subclass per window kind; both
+ * enumerate windows with the same classes as batch queries.
+ */
+abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) {
+  import context._
+
+  protected val groupOfData = layout.groupOfData()
   private val outputKeys = layout.outputKeysOfGroup()
-  private val timeOrdinal = inputAttributes.indexWhere(_.exprId == time.exprId)
+  protected val timeOrdinal: Int = inputAttributes.indexWhere(_.exprId == time.exprId)
   private val writer = new WindowRowWriter(output)
-  private val sweep = new SlidingWindowSweep(sizeMicros, buffers)
 
   var droppedLateRows = 0L
   var updatedStateRows = 0L
   var removedStateRows = 0L
 
-  /** Processes the partition's sorted input; returns the window rows to emit. */
-  def process(input: Iterator[InternalRow]): Seq[InternalRow] = {
-    val newTimes = ingest(input)
-    val out = new mutable.ArrayBuffer[InternalRow]
-    if (appendMode) {
-      evictionWatermarkMicros.foreach(emitClosed(_, out))
-    } else {
-      newTimes.foreach { case (group, times) => emitChanged(group, times.toArray, out) }
-    }
-    evictionWatermarkMicros.foreach(evict)
-    out.toSeq
-  }
+  def process(input: Iterator[InternalRow]): Seq[InternalRow]
 
-  /** Stores the new rows; returns each touched group with its new times (ascending). */
-  private def ingest(input: Iterator[InternalRow]): mutable.LinkedHashMap[UnsafeRow, mutable.ArrayBuffer[Long]] = {
-    val touched = mutable.LinkedHashMap.empty[UnsafeRow, mutable.ArrayBuffer[Long]]
-    val late = lateEventsWatermarkMicros.getOrElse(Long.MinValue)
-    val partial = buffers.newBuffer()
-    var current: UnsafeRow = null
-    def flush(): Unit = if (current != null) {
-      val stored = store.get(current, layout.dataFamily)
-      val merged =
-        if (stored == null) {
-          index.added(current)
-          buffers.freeze(partial)
-        } else {
-          val b = buffers.materialize(stored)
-          buffers.merge(b, buffers.freeze(partial))
-          buffers.freeze(b)
-        }
-      store.put(current, merged, layout.dataFamily)
-      updatedStateRows += 1
-      touched.getOrElseUpdate(groupOfData(current).copy(), mutable.ArrayBuffer.empty[Long]) +=
-        current.getLong(layout.groupWidth)
-      current = null
-    }
-    input.foreach { row =>
-      if (!row.isNullAt(timeOrdinal)) {
-        if (row.getLong(timeOrdinal) <= late) {
-          droppedLateRows += 1
-        } else {
-          val key = dataKeyOfInput(row)
-          if (current == null || key != current) {
-            flush()
-            current = key.copy()
-            buffers.initialize(partial)
-          }
-          buffers.update(partial, row)
-        }
-      }
-    }
-    flush()
-    touched
-  }
-
-  /** The stored partials of a group, ascending by time. */
-  private def loadGroup(group: UnsafeRow): Array[(Long, UnsafeRow)] = {
+  /** The stored (time, value) entries of a group, ascending by time. */
+  protected def loadGroup(group: UnsafeRow): Array[(Long, UnsafeRow)] = {
     val iter = store.prefixScan(group, layout.dataFamily)
     try {
       iter.map(p => (p.key.getLong(layout.groupWidth), p.value.copy())).toArray.sortBy(_._1)
     } finally iter.close()
   }
 
-  /** Append mode: windows ending in (late-events watermark, eviction watermark]. */
-  private def emitClosed(evictionWatermark: Long, out: mutable.ArrayBuffer[InternalRow]): Unit = {
-    val previous = lateEventsWatermarkMicros.getOrElse(Long.MinValue)
-    if (evictionWatermark <= previous) return
-    // Windows ending after `previous` hold times from previous - S on.
-    val from = if (previous == Long.MinValue) Long.MinValue else previous - sizeMicros
-    val groups = index.groupsUpTo(evictionWatermark)
-    groups.foreach { group =>
-      val sink = new Sink(group, out, (_, end) => end > previous)
-      loadGroup(group).foreach { case (t, p) =>
-        if (t >= from && t <= evictionWatermark) sweep.add(t, p, sink)
-      }
-      sweep.closeThrough(evictionWatermark, sink)
-      sweep.reset()
-    }
-  }
-
-  /** Update mode: windows whose start is within [u - S, u + 1] of a new time u. */
-  private def emitChanged(group: UnsafeRow, newTimes: Array[Long], out: mutable.ArrayBuffer[InternalRow]): Unit = {
-    java.util.Arrays.sort(newTimes)
-    def changed(start: Long): Boolean = {
-      // Is there a new time u with start - 1 <= u <= start + S?
-      var i = java.util.Arrays.binarySearch(newTimes, start - 1)
-      if (i < 0) i = -i - 1
-      i < newTimes.length && newTimes(i) - sizeMicros <= start
-    }
-    val sink = new Sink(group, out, (start, _) => changed(start))
-    loadGroup(group).foreach { case (t, p) => sweep.add(t, p, sink) }
-    sweep.finish(sink)
-  }
-
-  /** Removes the partials older than watermark - S: no window still open can hold them. */
-  private def evict(evictionWatermark: Long): Unit =
-    removedStateRows += index.removeBefore(evictionWatermark - sizeMicros)
-
-  private final class Sink(
+  /** Collects the windows of one group that `wanted(start, end)` accepts as output rows. */
+  protected final class Sink(
       group: UnsafeRow,
       out: mutable.ArrayBuffer[InternalRow],
       wanted: (Long, Long) => Boolean) extends WindowSink {
     private val keys = outputKeys(group).copy()
-    override def window(start: Long, end: Long, contents: TwoStacks): Unit = {
+    override def window(start: Long, end: Long, contents: WindowContents): Unit = {
       if (wanted(start, end)) {
         out += writer.write(keys, start, end, buffers.evaluate(contents.aggregate()))
       }
     }
   }
+}
+
+object StreamingWindowsProcessor {
+  def apply(definition: WindowDefinition, context: StreamingWindowsContext): StreamingWindowsProcessor =
+    definition.kind match {
+      case WindowKind.Sliding => new SlidingWindowsProcessor(context)
+      case WindowKind.Batch => new BatchWindowsProcessor(context)
+    }
 }

@@ -21,6 +21,7 @@ case class WindowedAggregateExec(
     definition: WindowDefinition,
     keys: Seq[Attribute],
     time: Attribute,
+    order: Option[Attribute],
     window: Attribute,
     aggregates: Seq[AggregateExpression],
     child: SparkPlan) extends UnaryExecNode {
@@ -38,7 +39,7 @@ case class WindowedAggregateExec(
     if (keys.isEmpty) AllTuples :: Nil else ClusteredDistribution(keys) :: Nil
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    Seq(keys.map(SortOrder(_, Ascending)) :+ SortOrder(time, Ascending))
+    Seq(WindowedAggregate.inputOrdering(keys, time, order))
 
   override def outputPartitioning: Partitioning = child.outputPartitioning match {
     case e: Expression if !e.references.subsetOf(outputSet) =>
@@ -53,18 +54,18 @@ case class WindowedAggregateExec(
     val numOutputRows = longMetric("numOutputRows")
     val numGroups = longMetric("numGroups")
     val inputAttributes = child.output
-    val sizeMicros = definition.sizeMicros
-    val (keys, time, aggregates, out) = (this.keys, this.time, this.aggregates, this.output)
+    val (definition, keys, time, aggregates, out) =
+      (this.definition, this.keys, this.time, this.aggregates, this.output)
     child.execute().mapPartitionsInternal { rows =>
-      new WindowedAggregationIterator(keys, time, inputAttributes,
-        new AggregateBuffers(aggregates, inputAttributes), sizeMicros, out, rows,
+      new WindowedAggregationIterator(definition, keys, time, inputAttributes,
+        new AggregateBuffers(aggregates, inputAttributes), out, rows,
         numInputRows, numOutputRows, numGroups)
     }
   }
 
   override def simpleString(maxFields: Int): String = {
     val outString = truncatedString(output, "[", ", ", "]", maxFields)
-    s"$nodeName(${WindowedAggregate.describe(definition, keys, time, aggregates, maxFields)}, " +
+    s"$nodeName(${WindowedAggregate.describe(definition, keys, time, order, aggregates, maxFields)}, " +
       s"output=$outString)"
   }
 

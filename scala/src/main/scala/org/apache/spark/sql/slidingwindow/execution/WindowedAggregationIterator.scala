@@ -3,20 +3,21 @@ package org.apache.spark.sql.slidingwindow.execution
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, TwoStacks}
-import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, WindowSink}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowContents}
+import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
+import org.apache.spark.sql.slidingwindow.windows.{GroupWindows, WindowSink}
 
 /**
- * Computes the windows of a partition whose rows are clustered by `keys` and sorted by
- * (keys, time), as a batch query does. Rows with the same key and time are pre-aggregated into one
- * partial, which feeds the group's [[SlidingWindowSweep]]; each closed window becomes one row.
+ * Computes the windows of a partition whose rows are clustered by `keys` and sorted within each
+ * group in the order the window kind applies them, as a batch query does: each group's rows feed
+ * its [[GroupWindows]], and each window it closes becomes one row.
  */
 final class WindowedAggregationIterator(
+    definition: WindowDefinition,
     keys: Seq[Attribute],
     time: Attribute,
     inputAttributes: Seq[Attribute],
     buffers: AggregateBuffers,
-    sizeMicros: Long,
     output: Seq[Attribute],
     input: Iterator[InternalRow],
     numInputRows: SQLMetric,
@@ -26,13 +27,10 @@ final class WindowedAggregationIterator(
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
   private val timeOrdinal = inputAttributes.indexWhere(_.exprId == time.exprId)
   private val writer = new WindowRowWriter(output)
-  private val sweep = new SlidingWindowSweep(sizeMicros, buffers)
+  private val windows = GroupWindows(definition, buffers)
   private val ready = new java.util.ArrayDeque[InternalRow]()
 
   private var groupKey: UnsafeRow = _
-  private val partial: InternalRow = buffers.newBuffer()
-  private var partialTime = 0L
-  private var partialHasRows = false
   private var inputDone = false
 
   override def hasNext: Boolean = {
@@ -51,39 +49,20 @@ final class WindowedAggregationIterator(
       numInputRows += 1
       if (!row.isNullAt(timeOrdinal)) {
         val key = keyProjection(row)
-        val t = row.getLong(timeOrdinal)
         if (groupKey == null || key != groupKey) {
-          endGroup()
+          if (groupKey != null) windows.finish(this)
           groupKey = key.copy()
           numGroups += 1
-          startTime(t)
-        } else if (t != partialTime) {
-          sweep.add(partialTime, buffers.freeze(partial), this)
-          startTime(t)
         }
-        buffers.update(partial, row)
+        windows.add(row.getLong(timeOrdinal), row, this)
       }
     } else {
-      endGroup()
+      if (groupKey != null) windows.finish(this)
       inputDone = true
     }
   }
 
-  private def startTime(t: Long): Unit = {
-    buffers.initialize(partial)
-    partialTime = t
-    partialHasRows = true
-  }
-
-  private def endGroup(): Unit = {
-    if (partialHasRows) {
-      sweep.add(partialTime, buffers.freeze(partial), this)
-      sweep.finish(this)
-      partialHasRows = false
-    }
-  }
-
-  override def window(start: Long, end: Long, contents: TwoStacks): Unit = {
+  override def window(start: Long, end: Long, contents: WindowContents): Unit = {
     ready.add(writer.write(groupKey, start, end, buffers.evaluate(contents.aggregate())))
     numOutputRows += 1
   }

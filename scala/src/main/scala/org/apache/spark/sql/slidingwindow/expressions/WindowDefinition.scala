@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.expressions
 
-import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression, RowOrdering}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 
@@ -16,13 +16,18 @@ object WindowDefinition {
     val fn = w.kind.functionName
     w.timeColumn.dataType match {
       case TimestampType | TimestampNTZType =>
-      case other =>
-        val name = w.timeColumn match {
-          case n: NamedExpression => s"`${n.name}`"
-          case e: Expression => e.sql
-        }
-        WindowErrors.invalidTimeColumn(fn, name, other.sql)
+      case other => WindowErrors.invalidTimeColumn(fn, shown(w.timeColumn), other.sql)
+    }
+    w.order.foreach { o =>
+      if (!RowOrdering.isOrderable(o.dataType)) {
+        WindowErrors.invalidOrderColumn(fn, shown(o), o.dataType.sql)
+      }
     }
     WindowDefinition(w.kind, WindowSize.toMicros(fn, w.size))
+  }
+
+  private def shown(e: Expression): String = e match {
+    case n: NamedExpression => s"`${n.name}`"
+    case other => other.sql
   }
 }

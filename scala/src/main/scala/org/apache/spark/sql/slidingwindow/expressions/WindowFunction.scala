@@ -13,6 +13,8 @@ trait WindowFunction extends Expression with Unevaluable {
   def kind: WindowKind
   def timeColumn: Expression
   def size: Expression
+  /** The column that gives the order rows are applied in, for window kinds that have one. */
+  def order: Option[Expression] = None
 
   override def nullable: Boolean = false
 
@@ -41,4 +43,17 @@ case class SlidingWindow(timeColumn: Expression, size: Expression) extends Windo
   override protected def withNewChildrenInternal(
       newChildren: IndexedSeq[Expression]): SlidingWindow =
     copy(timeColumn = newChildren(0), size = newChildren(1))
+}
+
+/**
+ * `batch_window(time, size[, order])`: tumbling windows of `size` chosen by the group's stream
+ * time (the largest time seen so far), with rows applied in `order` when given, else by time.
+ */
+case class BatchWindow(timeColumn: Expression, size: Expression, override val order: Option[Expression])
+  extends WindowFunction {
+  override def kind: WindowKind = WindowKind.Batch
+  override def children: Seq[Expression] = Seq(timeColumn, size) ++ order
+  override protected def withNewChildrenInternal(
+      newChildren: IndexedSeq[Expression]): BatchWindow =
+    copy(timeColumn = newChildren(0), size = newChildren(1), order = newChildren.lift(2))
 }

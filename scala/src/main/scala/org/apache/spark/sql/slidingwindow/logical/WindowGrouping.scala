@@ -16,13 +16,15 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 case class WindowGrouping(
     definition: WindowDefinition,
     time: Expression,
+    order: Option[Expression],
     window: Attribute,
     child: LogicalPlan) extends UnaryNode {
 
   override def output: Seq[Attribute] = child.output :+ window
   override def producedAttributes: AttributeSet = AttributeSet(window)
   override def simpleString(maxFields: Int): String =
-    s"WindowGrouping $definition, time=${time.sql}, window=$window"
+    s"WindowGrouping $definition, time=${time.sql}, " +
+      order.map(o => s"order=${o.sql}, ").getOrElse("") + s"window=$window"
 
   override protected def withNewChildInternal(newChild: LogicalPlan): WindowGrouping =
     copy(child = newChild)

@@ -1,10 +1,10 @@
 package org.apache.spark.sql.slidingwindow.logical
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 import org.apache.spark.sql.catalyst.util.truncatedString
-import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
+import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
 
 /**
  * An aggregation grouped by `keys` and by the windows of `definition` over `time`.
@@ -18,6 +18,7 @@ case class WindowedAggregate(
     definition: WindowDefinition,
     keys: Seq[Attribute],
     time: Attribute,
+    order: Option[Attribute],
     window: Attribute,
     aggregates: Seq[AggregateExpression],
     child: LogicalPlan) extends UnaryNode {
@@ -31,27 +32,42 @@ case class WindowedAggregate(
 
   override def simpleString(maxFields: Int): String =
     s"${WindowedAggregate.nodeName(definition)} " +
-      WindowedAggregate.describe(definition, keys, time, aggregates, maxFields)
+      WindowedAggregate.describe(definition, keys, time, order, aggregates, maxFields)
 
   override protected def withNewChildInternal(newChild: LogicalPlan): WindowedAggregate =
     copy(child = newChild)
 }
 
 object WindowedAggregate {
-  /** `keys=[...], time=..., size=..., functions=[...]`, as plans print it. */
+  /** `keys=[...], time=..., size=..., [order=..., ]functions=[...]`, as plans print it. */
   def describe(
       definition: WindowDefinition,
       keys: Seq[Attribute],
       time: Attribute,
+      order: Option[Attribute],
       aggregates: Seq[AggregateExpression],
       maxFields: Int): String = {
     val keyString = truncatedString(keys, "[", ", ", "]", maxFields)
     val fnString = truncatedString(aggregates, "[", ", ", "]", maxFields)
-    s"keys=$keyString, time=$time, size=${definition.sizeString}, functions=$fnString"
+    s"keys=$keyString, time=$time, size=${definition.sizeString}, " +
+      order.map(o => s"order=$o, ").getOrElse("") + s"functions=$fnString"
   }
 
-  def nodeName(definition: WindowDefinition): String = definition.kind.functionName match {
-    case "sliding_window" => "SlidingWindowAggregate"
-    case other => other
+  def nodeName(definition: WindowDefinition): String = definition.kind match {
+    case WindowKind.Sliding => "SlidingWindowAggregate"
+    case WindowKind.Batch => "BatchWindowAggregate"
+  }
+
+  /**
+   * How the operators need their input sorted: by group, then in the order rows are applied,
+   * `order` first when given (rows with equal `order` by time).
+   */
+  def inputOrdering(keys: Seq[Attribute], time: Attribute, order: Option[Attribute]): Seq[SortOrder] =
+    (keys ++ order.toSeq :+ time).map(SortOrder(_, Ascending))
+
+  /** The operator's name in `StreamingQueryProgress.stateOperators`. */
+  def shortName(definition: WindowDefinition): String = definition.kind match {
+    case WindowKind.Sliding => "slidingWindowAggregate"
+    case WindowKind.Batch => "batchWindowAggregate"
   }
 }

@@ -16,7 +16,7 @@ import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case a: WindowedAggregate if !a.isStreaming =>
-      WindowedAggregateExec(a.definition, a.keys, a.time, a.window, a.aggregates,
+      WindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, a.aggregates,
         planLater(a.child)) :: Nil
     case a: WindowedAggregate =>
       val function = a.definition.kind.functionName
@@ -28,7 +28,7 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       val stateInfo = execution.map { ie =>
         StreamingQueryContext.stateInfo(ie, StreamingQueryContext.operatorId(ie, a))
       }
-      StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.window, a.aggregates,
+      StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, a.aggregates,
         stateInfo, outputMode, None, None, planLater(a.child)) :: Nil
     case _ => Nil
   }

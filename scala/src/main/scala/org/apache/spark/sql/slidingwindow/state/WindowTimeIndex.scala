@@ -12,6 +12,8 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 sealed trait WindowTimeIndex {
   /** A new (group, time) data key was stored. */
   def added(dataKey: UnsafeRow): Unit
+  /** A (group, time) data key is being removed from the data. */
+  def removed(dataKey: UnsafeRow): Unit
   /** Distinct groups with a stored time <= `maxTime`. */
   def groupsUpTo(maxTime: Long): Seq[UnsafeRow]
   /** Removes every entry with time < `bound`; returns how many. */
@@ -38,6 +40,9 @@ object WindowTimeIndex {
 
     override def added(dataKey: UnsafeRow): Unit =
       store.put(indexOfData(dataKey), nothing, layout.indexFamily)
+
+    override def removed(dataKey: UnsafeRow): Unit =
+      store.remove(indexOfData(dataKey), layout.indexFamily)
 
     /** Index entries in time order while `take(time)`, copied. */
     private def headWhile(take: Long => Boolean): Seq[UnsafeRow] = {
@@ -75,6 +80,7 @@ object WindowTimeIndex {
     private val time = layout.groupWidth
 
     override def added(dataKey: UnsafeRow): Unit = ()
+    override def removed(dataKey: UnsafeRow): Unit = ()
 
     private def dataKeysWhere(take: Long => Boolean): Seq[UnsafeRow] = {
       val out = mutable.ArrayBuffer.empty[UnsafeRow]

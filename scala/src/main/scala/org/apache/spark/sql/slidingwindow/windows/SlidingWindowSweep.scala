@@ -2,6 +2,8 @@ package org.apache.spark.sql.slidingwindow.windows
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, TwoStacks}
+import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.expressions.WindowKind
 
 /**
  * The KIP-450 sliding windows of one group, from its distinct row times in ascending order, in one
@@ -31,7 +33,7 @@ final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers) {
   /** Adds the frozen partial of the rows at `time`; times must be strictly ascending. */
   def add(time: Long, partial: InternalRow, sink: WindowSink): Unit = {
     if (time < Long.MinValue + sizeMicros || time > Long.MaxValue - sizeMicros - 1) {
-      throw SlidingWindowSweep.boundsOverflow(time, sizeMicros)
+      throw WindowErrors.boundsOverflow(WindowKind.Sliding.functionName, time, sizeMicros)
     }
     if (hasPrevious) {
       assert(time > previous, s"times must ascend: $time after $previous")
@@ -79,13 +81,4 @@ final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers) {
     rightStarts.clear()
     hasPrevious = false
   }
-}
-
-object SlidingWindowSweep {
-  def boundsOverflow(time: Long, sizeMicros: Long): ArithmeticException =
-    new ArithmeticException(
-      s"[WINDOW_BOUNDS_OVERFLOW] sliding_window cannot compute the windows of a row at " +
-        s"$time microseconds since the epoch with a size of $sizeMicros microseconds: its " +
-        "window bounds fall outside the 64-bit timestamp range. Filter out such rows or use a " +
-        "smaller size.")
 }

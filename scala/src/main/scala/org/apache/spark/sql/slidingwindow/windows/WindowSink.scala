@@ -1,12 +1,12 @@
 package org.apache.spark.sql.slidingwindow.windows
 
-import org.apache.spark.sql.slidingwindow.aggregation.TwoStacks
+import org.apache.spark.sql.slidingwindow.aggregation.WindowContents
 
-/** Receives the windows a sweep closes, in start order. */
+/** Receives the windows of a group as they close, in start order. */
 trait WindowSink {
   /**
-   * The window [start, end] (both inclusive) is complete; `contents` holds exactly its rows'
-   * partials, so `contents.aggregate()` is its aggregate. Not calling it costs nothing.
+   * The window from `start` to `end` (its bounds as the window column shows them) is complete;
+   * `contents.aggregate()` is its aggregate. Not asking for it costs nothing.
    */
-  def window(start: Long, end: Long, contents: TwoStacks): Unit
+  def window(start: Long, end: Long, contents: WindowContents): Unit
 }

@@ -7,7 +7,7 @@ import org.junit.Assert._
 import org.junit.Test
 
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, TwoStacks}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowContents}
 
 /**
  * The sweep against the definition of SPEC section 2, computed by brute force: every row time t
@@ -32,7 +32,7 @@ class SlidingWindowSweepSuite {
   /** A sink that evaluates and copies every window it is given. */
   class Collect(buffers: AggregateBuffers) extends WindowSink {
     val windows = ArrayBuffer.empty[Window]
-    override def window(start: Long, end: Long, contents: TwoStacks): Unit =
+    override def window(start: Long, end: Long, contents: WindowContents): Unit =
       windows += ((start, end, result(buffers.evaluate(contents.aggregate()))))
   }
 

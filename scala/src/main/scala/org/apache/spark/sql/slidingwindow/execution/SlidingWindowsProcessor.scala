@@ -1,0 +1,116 @@
+package org.apache.spark.sql.slidingwindow.execution
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.slidingwindow.windows.SlidingWindowSweep
+
+/**
+ * Sliding windows (SPEC section 2) in one micro-batch of one partition:
+ *
+ *  1. ingest: rows at or below the late-events watermark are dropped; the others are
+ *     pre-aggregated per (group, time) and merged into the stored partial of that time;
+ *  2. emit: append mode, every window whose end passed the eviction watermark in this batch
+ *     (groups found through the [[WindowTimeIndex]]); update mode, every window of a touched group whose
+ *     rows changed (start within [u - S, u + 1] of a new time u);
+ *  3. evict: partials older than eviction watermark - S, which no open window can need.
+ *
+ * Windows are enumerated by the same [[SlidingWindowSweep]] as batch queries.
+ */
+final class SlidingWindowsProcessor(context: StreamingWindowsContext)
+  extends StreamingWindowsProcessor(context) {
+  import context._
+
+  private val dataKeyOfInput = layout.dataKeyOfInput(time, inputAttributes)
+  private val sweep = new SlidingWindowSweep(sizeMicros, buffers)
+
+  override def process(input: Iterator[InternalRow]): Seq[InternalRow] = {
+    val newTimes = ingest(input)
+    val out = new mutable.ArrayBuffer[InternalRow]
+    if (appendMode) {
+      evictionWatermarkMicros.foreach(emitClosed(_, out))
+    } else {
+      newTimes.foreach { case (group, times) => emitChanged(group, times.toArray, out) }
+    }
+    evictionWatermarkMicros.foreach(evict)
+    out.toSeq
+  }
+
+  /** Stores the new rows; returns each touched group with its new times (ascending). */
+  private def ingest(input: Iterator[InternalRow]): mutable.LinkedHashMap[UnsafeRow, mutable.ArrayBuffer[Long]] = {
+    val touched = mutable.LinkedHashMap.empty[UnsafeRow, mutable.ArrayBuffer[Long]]
+    val late = lateEventsWatermarkMicros.getOrElse(Long.MinValue)
+    val partial = buffers.newBuffer()
+    var current: UnsafeRow = null
+    def flush(): Unit = if (current != null) {
+      val stored = store.get(current, layout.dataFamily)
+      val merged =
+        if (stored == null) {
+          index.added(current)
+          buffers.freeze(partial)
+        } else {
+          val b = buffers.materialize(stored)
+          buffers.merge(b, buffers.freeze(partial))
+          buffers.freeze(b)
+        }
+      store.put(current, merged, layout.dataFamily)
+      updatedStateRows += 1
+      touched.getOrElseUpdate(groupOfData(current).copy(), mutable.ArrayBuffer.empty[Long]) +=
+        current.getLong(layout.groupWidth)
+      current = null
+    }
+    input.foreach { row =>
+      if (!row.isNullAt(timeOrdinal)) {
+        if (row.getLong(timeOrdinal) <= late) {
+          droppedLateRows += 1
+        } else {
+          val key = dataKeyOfInput(row)
+          if (current == null || key != current) {
+            flush()
+            current = key.copy()
+            buffers.initialize(partial)
+          }
+          buffers.update(partial, row)
+        }
+      }
+    }
+    flush()
+    touched
+  }
+
+  /** Append mode: windows ending in (late-events watermark, eviction watermark]. */
+  private def emitClosed(evictionWatermark: Long, out: mutable.ArrayBuffer[InternalRow]): Unit = {
+    val previous = lateEventsWatermarkMicros.getOrElse(Long.MinValue)
+    if (evictionWatermark <= previous) return
+    // Windows ending after `previous` hold times from previous - S on.
+    val from = if (previous == Long.MinValue) Long.MinValue else previous - sizeMicros
+    val groups = index.groupsUpTo(evictionWatermark)
+    groups.foreach { group =>
+      val sink = new Sink(group, out, (_, end) => end > previous)
+      loadGroup(group).foreach { case (t, p) =>
+        if (t >= from && t <= evictionWatermark) sweep.add(t, p, sink)
+      }
+      sweep.closeThrough(evictionWatermark, sink)
+      sweep.reset()
+    }
+  }
+
+  /** Update mode: windows whose start is within [u - S, u + 1] of a new time u. */
+  private def emitChanged(group: UnsafeRow, newTimes: Array[Long], out: mutable.ArrayBuffer[InternalRow]): Unit = {
+    java.util.Arrays.sort(newTimes)
+    def changed(start: Long): Boolean = {
+      // Is there a new time u with start - 1 <= u <= start + S?
+      var i = java.util.Arrays.binarySearch(newTimes, start - 1)
+      if (i < 0) i = -i - 1
+      i < newTimes.length && newTimes(i) - sizeMicros <= start
+    }
+    val sink = new Sink(group, out, (start, _) => changed(start))
+    loadGroup(group).foreach { case (t, p) => sweep.add(t, p, sink) }
+    sweep.finish(sink)
+  }
+
+  /** Removes the partials older than watermark - S: no window still open can hold them. */
+  private def evict(evictionWatermark: Long): Unit =
+    removedStateRows += index.removeBefore(evictionWatermark - sizeMicros)
+}
