@@ -1,6 +1,8 @@
-"""A streaming sliding-window query run in its own process, so that a test can kill it.
+"""A streaming windowed query run in its own process, so that a test can kill it.
 
-Usage: python streaming_child.py SOURCE CHECKPOINT LOG [PAUSE_IN_BATCH]
+Usage: python streaming_child.py WINDOW SOURCE CHECKPOINT LOG [PAUSE_IN_BATCH]
+
+WINDOW is `sliding_window` or `batch_window`.
 
 Runs `availableNow` over the JSON files in SOURCE (append mode, RocksDB state) and appends every
 emitted window, with its batch id, to LOG as one JSON line (so a re-run batch is visible). With
@@ -21,14 +23,15 @@ ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvi
 
 
 def main() -> None:
-    source, checkpoint, log = sys.argv[1:4]
-    pause_in = int(sys.argv[4]) if len(sys.argv) > 4 else -1
+    function, source, checkpoint, log = sys.argv[1:5]
+    pause_in = int(sys.argv[5]) if len(sys.argv) > 5 else -1
     spark = (swa.configure(SparkSession.builder.master("local[2]"))
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "3")
              .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
+    window = getattr(swa, function)("ts", "3 seconds")
 
     def sink(df, batch_id):
         rows = df.collect()
@@ -45,10 +48,10 @@ def main() -> None:
     query = (spark.readStream.schema("k string, t long, v long").option("maxFilesPerTrigger", 1)
              .json(source)
              .withColumn("ts", F.timestamp_micros("t")).withWatermark("ts", "2 seconds")
-             .groupBy("k", swa.sliding_window("ts", "3 seconds"))
+             .groupBy("k", window.alias("w"))
              .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-             .select("k", F.unix_micros("sliding_window.start").alias("s"),
-                     F.unix_micros("sliding_window.end").alias("e"), "n", "total")
+             .select("k", F.unix_micros("w.start").alias("s"), F.unix_micros("w.end").alias("e"),
+                     "n", "total")
              .writeStream.outputMode("append").foreachBatch(sink)
              .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
     query.awaitTermination()
