@@ -57,7 +57,8 @@ final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
     while (!isEmpty && oldestTime < time) evictOldest()
   }
 
-  private def evictOldest(): Unit = {
+  /** Removes the oldest element. */
+  def evictOldest(): Unit = {
     if (frontSize == 0) flip()
     frontSize -= 1
     frontAggregates(frontSize) = null
@@ -96,9 +97,30 @@ final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
    */
   def aggregate(): InternalRow = {
     buffers.initialize(answer)
-    if (frontSize > 0) buffers.merge(answer, frontAggregates(frontSize - 1))
-    if (backSize > 0) buffers.merge(answer, buffers.asPartial(backAggregate))
+    mergeInto(answer)
     answer
+  }
+
+  /** Merges the aggregate of every element into a working buffer, after what it holds. */
+  def mergeInto(buffer: InternalRow): Unit = {
+    if (frontSize > 0) buffers.merge(buffer, frontAggregates(frontSize - 1))
+    if (backSize > 0) buffers.merge(buffer, buffers.asPartial(backAggregate))
+  }
+
+  /** Number of elements in the back, pushed since the last flip. */
+  def backCount: Int = backSize
+
+  /**
+   * Removes the back (the elements pushed since the last flip) and hands it over: `f` gets
+   * their times, partials, count and the frozen aggregate of them all. The front stays.
+   */
+  def takeBack[T](f: (Array[Long], Array[InternalRow], Int, InternalRow) => T): T = {
+    val total = buffers.freeze(backAggregate)
+    val result = f(backTimes, backPartials, backSize, total)
+    java.util.Arrays.fill(backPartials.asInstanceOf[Array[AnyRef]], 0, backSize, null)
+    backSize = 0
+    buffers.initialize(backAggregate)
+    result
   }
 
   def clear(): Unit = {

@@ -23,7 +23,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   import context._
 
   private val dataKeyOfInput = layout.dataKeyOfInput(time, inputAttributes)
-  private val sweep = new SlidingWindowSweep(sizeMicros, buffers)
+  private val sweep = new SlidingWindowSweep(sizeMicros, buffers, bufferConf)
 
   override def process(input: Iterator[InternalRow]): Seq[InternalRow] = {
     val newTimes = ingest(input)

@@ -15,7 +15,7 @@ import org.apache.spark.sql.catalyst.util.truncatedString
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter, WatermarkSupport}
 import org.apache.spark.sql.execution.streaming.state._
-import org.apache.spark.sql.slidingwindow.aggregation.AggregateBuffers
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.internal.SQLConf
@@ -89,6 +89,7 @@ case class StreamingWindowedAggregateExec(
     val late = eventTimeWatermarkForLateEvents.map(_ * 1000)
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000)
     val numWindows = longMetric("numWindowsEmitted")
+    val bufferConf = WindowBufferConf(conf)
     // RocksDB keeps a time-ordered index in a column family; other providers scan their state.
     val ordered = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) ==
       classOf[RocksDBStateStoreProvider].getName
@@ -100,7 +101,7 @@ case class StreamingWindowedAggregateExec(
       val start = System.nanoTime()
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(store, layout,
         WindowTimeIndex(store, layout, ordered),
-        new AggregateBuffers(aggregates, inputAttributes), definition.sizeMicros, time,
+        new AggregateBuffers(aggregates, inputAttributes), bufferConf, definition.sizeMicros, time,
         inputAttributes, out, append, late, eviction))
       val result = processor.process(rows)
       updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)

@@ -5,7 +5,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowContents}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf, WindowContents}
 import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
 import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowTimeIndex}
 import org.apache.spark.sql.slidingwindow.windows.WindowSink
@@ -16,6 +16,7 @@ final case class StreamingWindowsContext(
     layout: WindowStateLayout,
     index: WindowTimeIndex,
     buffers: AggregateBuffers,
+    bufferConf: WindowBufferConf,
     sizeMicros: Long,
     time: Attribute,
     inputAttributes: Seq[Attribute],

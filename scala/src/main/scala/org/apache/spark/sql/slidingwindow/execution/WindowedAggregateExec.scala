@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistrib
 import org.apache.spark.sql.catalyst.util.truncatedString
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.slidingwindow.aggregation.AggregateBuffers
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 
@@ -56,9 +56,10 @@ case class WindowedAggregateExec(
     val inputAttributes = child.output
     val (definition, keys, time, aggregates, out) =
       (this.definition, this.keys, this.time, this.aggregates, this.output)
+    val bufferConf = WindowBufferConf(conf)
     child.execute().mapPartitionsInternal { rows =>
       new WindowedAggregationIterator(definition, keys, time, inputAttributes,
-        new AggregateBuffers(aggregates, inputAttributes), out, rows,
+        new AggregateBuffers(aggregates, inputAttributes), bufferConf, out, rows,
         numInputRows, numOutputRows, numGroups)
     }
   }

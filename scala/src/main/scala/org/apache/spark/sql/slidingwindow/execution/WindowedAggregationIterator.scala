@@ -3,7 +3,7 @@ package org.apache.spark.sql.slidingwindow.execution
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowContents}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf, WindowContents}
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.windows.{GroupWindows, WindowSink}
 
@@ -18,6 +18,7 @@ final class WindowedAggregationIterator(
     time: Attribute,
     inputAttributes: Seq[Attribute],
     buffers: AggregateBuffers,
+    bufferConf: WindowBufferConf,
     output: Seq[Attribute],
     input: Iterator[InternalRow],
     numInputRows: SQLMetric,
@@ -27,7 +28,7 @@ final class WindowedAggregationIterator(
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
   private val timeOrdinal = inputAttributes.indexWhere(_.exprId == time.exprId)
   private val writer = new WindowRowWriter(output)
-  private val windows = GroupWindows(definition, buffers)
+  private val windows = GroupWindows(definition, buffers, bufferConf)
   private val ready = new java.util.ArrayDeque[InternalRow]()
 
   private var groupKey: UnsafeRow = _

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.windows
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.slidingwindow.aggregation.AggregateBuffers
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
 
 /**
@@ -18,9 +18,9 @@ trait GroupWindows {
 }
 
 object GroupWindows {
-  def apply(definition: WindowDefinition, buffers: AggregateBuffers): GroupWindows =
+  def apply(definition: WindowDefinition, buffers: AggregateBuffers, bufferConf: WindowBufferConf): GroupWindows =
     definition.kind match {
-      case WindowKind.Sliding => new SlidingGroupWindows(definition.sizeMicros, buffers)
+      case WindowKind.Sliding => new SlidingGroupWindows(definition.sizeMicros, buffers, bufferConf)
       case WindowKind.Batch => new StreamTimeWindows(definition.sizeMicros, buffers)
     }
 }

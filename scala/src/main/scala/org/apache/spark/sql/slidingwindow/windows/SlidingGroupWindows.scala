@@ -1,14 +1,15 @@
 package org.apache.spark.sql.slidingwindow.windows
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.slidingwindow.aggregation.AggregateBuffers
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 
 /**
  * The sliding windows of a group whose rows come sorted by time: rows with the same time are
  * pre-aggregated into one partial, which feeds the [[SlidingWindowSweep]].
  */
-final class SlidingGroupWindows(sizeMicros: Long, buffers: AggregateBuffers) extends GroupWindows {
-  private val sweep = new SlidingWindowSweep(sizeMicros, buffers)
+final class SlidingGroupWindows(sizeMicros: Long, buffers: AggregateBuffers, bufferConf: WindowBufferConf)
+  extends GroupWindows {
+  private val sweep = new SlidingWindowSweep(sizeMicros, buffers, bufferConf)
   private val partial: InternalRow = buffers.newBuffer()
   private var partialTime = 0L
   private var partialHasRows = false

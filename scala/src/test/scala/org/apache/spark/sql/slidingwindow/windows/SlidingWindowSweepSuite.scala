@@ -7,7 +7,7 @@ import org.junit.Assert._
 import org.junit.Test
 
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowContents}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf, WindowContents}
 
 /**
  * The sweep against the definition of SPEC section 2, computed by brute force: every row time t
@@ -59,7 +59,7 @@ class SlidingWindowSweepSuite {
 
   def run(rows: Seq[Row], size: Long): Seq[Window] = {
     val buffers = standardBuffers()
-    sweepGroup(new SlidingWindowSweep(size, buffers), buffers, rows)
+    sweepGroup(new SlidingWindowSweep(size, buffers, WindowBufferConf.default), buffers, rows)
   }
 
   def randomRows(rnd: Random): Seq[Row] = {
@@ -124,11 +124,25 @@ class SlidingWindowSweepSuite {
     }
   }
 
+  @Test def tinyChunksAndSpillingGiveTheSameWindows(): Unit = {
+    // Chunks of 2 or 3 partials, and no memory for sealed chunks (all spilled to disk).
+    val rnd = new Random(5)
+    for (i <- 0 until 300) {
+      val rows = randomRows(rnd)
+      val size = 1L + rnd.nextInt(80)
+      val buffers = standardBuffers()
+      val conf = WindowBufferConf(2 + rnd.nextInt(2), if (rnd.nextBoolean()) 0L else 200L)
+      val sweep = new SlidingWindowSweep(size, buffers, conf)
+      assertWindows(reference(rows, size), sweepGroup(sweep, buffers, rows),
+        s"case $i, size $size, $conf, rows $rows")
+    }
+  }
+
   @Test def sweepIsReusableAfterFinish(): Unit = {
     val rnd = new Random(7)
     val size = 10L
     val buffers = standardBuffers()
-    val sweep = new SlidingWindowSweep(size, buffers)
+    val sweep = new SlidingWindowSweep(size, buffers, WindowBufferConf.default)
     // Many groups through one sweep; times of the next group may be lower than the previous one's.
     for (i <- 0 until 200) {
       val rows = randomRows(rnd)
@@ -139,7 +153,7 @@ class SlidingWindowSweepSuite {
   @Test def resetDiscardsAnUnfinishedGroup(): Unit = {
     // A stream may drop a group's pending windows: nothing of it may leak into the next group.
     val buffers = standardBuffers()
-    val sweep = new SlidingWindowSweep(10, buffers)
+    val sweep = new SlidingWindowSweep(10, buffers, WindowBufferConf.default)
     val dropped = new Collect(buffers)
     Seq(100L, 104L, 120L).foreach(t => sweep.add(t, partialOf(buffers, Seq(Row(t, Some(1), 99))), dropped))
     sweep.reset()
@@ -154,7 +168,7 @@ class SlidingWindowSweepSuite {
       val rows = randomRows(rnd)
       val size = 1L + rnd.nextInt(50)
       val buffers = standardBuffers()
-      val sweep = new SlidingWindowSweep(size, buffers)
+      val sweep = new SlidingWindowSweep(size, buffers, WindowBufferConf.default)
       val watermarks = ArrayBuffer.empty[(Long, Int)]
       val windows = sweepGroup(sweep, buffers, rows, (previous, next, sink) => {
         if (rnd.nextBoolean()) {
@@ -176,7 +190,7 @@ class SlidingWindowSweepSuite {
     val buffers = standardBuffers()
     val sink = new Collect(buffers)
     for (t <- Seq(Long.MaxValue - 5, Long.MaxValue, Long.MinValue + 5, Long.MinValue)) {
-      val sweep = new SlidingWindowSweep(10, buffers)
+      val sweep = new SlidingWindowSweep(10, buffers, WindowBufferConf.default)
       val e = assertThrows(classOf[ArithmeticException],
         () => sweep.add(t, partialOf(buffers, Seq(Row(t, Some(1), 0))), sink))
       assertTrue(e.getMessage, e.getMessage.contains("WINDOW_BOUNDS_OVERFLOW"))
