@@ -115,3 +115,30 @@ def test_many_groups_across_partitions(spark):
     got = {(r.k, r.s, r.e): (r.n, r.total) for r in out}
     expected = sliding_windows(events, 400, key=lambda r: r[1], time=lambda r: r[2])
     assert got == {w: (len(m), sum(x[3] for x in m)) for w, m in expected.items()}
+
+
+def test_tiny_chunks_spilled_to_disk_give_the_same_windows(spark):
+    """Windows far larger than a chunk, with no memory for sealed chunks: every chunk goes to
+    disk and comes back (the bounded-memory path that a huge window takes)."""
+    size_text, size = "1 second", SEC
+    events = generate_cases(random.Random("spill"), size, 30)
+    spark.conf.set("spark.sql.slidingWindow.buffer.chunkSize", "3")
+    spark.conf.set("spark.sql.slidingWindow.buffer.memory", "0b")
+    try:
+        out = (events_df(spark, events)
+               .groupBy("case", "k", swa.sliding_window("ts", size_text))
+               .agg(F.count("*").alias("n"), F.sum("v").alias("total"),
+                    F.collect_list("t").alias("ts_in_order"))
+               .select("case", "k", *window_micros(), "n", "total", "ts_in_order"))
+        got = rows_by_window(out.collect(), ["case", "k"])
+    finally:
+        spark.conf.unset("spark.sql.slidingWindow.buffer.chunkSize")
+        spark.conf.unset("spark.sql.slidingWindow.buffer.memory")
+    expected = sliding_windows(events, size, key=lambda r: (r[0], r[1]), time=lambda r: r[2])
+    expected = {(k[0], k[1], s, e): m for (k, s, e), m in expected.items()}
+    assert set(got) == set(expected)
+    assert max(len(m) for m in expected.values()) > 10  # windows of several chunks
+    for w, members in expected.items():
+        r = got[w]
+        assert (r.n, r.total) == (len(members), sum(m[3] for m in members)), w
+        assert list(r.ts_in_order) == sorted(m[2] for m in members), w

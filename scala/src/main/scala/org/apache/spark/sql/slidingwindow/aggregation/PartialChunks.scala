@@ -1,21 +1,20 @@
 package org.apache.spark.sql.slidingwindow.aggregation
 
-import java.io.{File, RandomAccessFile}
 import java.nio.ByteBuffer
 
 import scala.collection.mutable
 
-import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.slidingwindow.memory.SpillFile
 import org.apache.spark.unsafe.Platform
 
 /**
  * A FIFO of sealed chunks of timestamped partials, stored compactly: each chunk is one byte
  * array of (time, length, UnsafeRow bytes) records instead of an object per partial. Chunks stay
  * in memory while the chunks held in memory take at most `memoryBytes`; beyond that they are
- * written to a temporary local file (Spark's local directories in a task) and read back when
- * their turn comes, so a window of any size needs bounded memory.
+ * written to a [[SpillFile]] and read back when their turn comes, so a window of any size needs
+ * bounded memory.
  *
  * Partials must be [[UnsafeRow]]s of `numFields` fields (frozen partials).
  */
@@ -31,10 +30,7 @@ final class PartialChunks(numFields: Int, memoryBytes: Long) {
 
   private val chunks = new mutable.Queue[Chunk]
   private var bytesInMemory = 0L
-  private var file: RandomAccessFile = _
-  private var fileHandle: File = _
-  private var fileEnd = 0L
-  private var chunksOnDisk = 0
+  private val file = new SpillFile
 
   def isEmpty: Boolean = chunks.isEmpty
   def nonEmpty: Boolean = chunks.nonEmpty
@@ -42,7 +38,7 @@ final class PartialChunks(numFields: Int, memoryBytes: Long) {
   def oldestLastTime: Long = chunks.head.lastTime
   def oldestCount: Int = chunks.head.count
   /** Bytes in the spill file now (0 when nothing is spilled). */
-  def spilledBytes: Long = fileEnd
+  def spilledBytes: Long = file.size
 
   /** Seals `count` partials with ascending times as the newest chunk. */
   def add(times: Array[Long], partials: Array[InternalRow], count: Int): Unit = {
@@ -63,8 +59,7 @@ final class PartialChunks(numFields: Int, memoryBytes: Long) {
       bytesInMemory += length
       chunks.enqueue(new Chunk(times(0), times(count - 1), count, bytes, -1, length))
     } else {
-      val offset = spill(bytes)
-      chunksOnDisk += 1
+      val offset = file.write(bytes)
       chunks.enqueue(new Chunk(times(0), times(count - 1), count, null, offset, length))
     }
   }
@@ -72,8 +67,13 @@ final class PartialChunks(numFields: Int, memoryBytes: Long) {
   /** Removes the oldest chunk, giving each of its partials to `f` in time order. */
   def removeOldest(f: (Long, UnsafeRow) => Unit): Unit = {
     val chunk = chunks.dequeue()
-    val bytes = if (chunk.bytes != null) chunk.bytes else readBack(chunk)
-    removed(chunk)
+    val bytes =
+      if (chunk.bytes != null) {
+        bytesInMemory -= chunk.length
+        chunk.bytes
+      } else {
+        file.read(chunk.offset, chunk.length)
+      }
     val in = ByteBuffer.wrap(bytes)
     var i = 0
     while (i < chunk.count) {
@@ -88,66 +88,20 @@ final class PartialChunks(numFields: Int, memoryBytes: Long) {
   }
 
   /** Removes the oldest chunk without reading it. */
-  def dropOldest(): Unit = removed(chunks.dequeue())
+  def dropOldest(): Unit = {
+    val chunk = chunks.dequeue()
+    if (chunk.bytes != null) bytesInMemory -= chunk.length else file.release()
+  }
 
   def clear(): Unit = {
     chunks.clear()
     bytesInMemory = 0
-    chunksOnDisk = 0
-    fileEnd = 0
-    if (file != null) file.setLength(0)
+    file.reset()
   }
 
   /** Deletes the spill file. */
   def close(): Unit = {
     clear()
-    if (file != null) {
-      file.close()
-      fileHandle.delete()
-      file = null
-    }
-  }
-
-  private def removed(chunk: Chunk): Unit = {
-    if (chunk.bytes != null) {
-      bytesInMemory -= chunk.length
-    } else {
-      chunksOnDisk -= 1
-      if (chunksOnDisk == 0) { // nothing left on disk: reuse the file from its start
-        fileEnd = 0
-        file.setLength(0)
-      }
-    }
-  }
-
-  private def spill(bytes: Array[Byte]): Long = {
-    if (file == null) {
-      fileHandle = PartialChunks.tempFile()
-      file = new RandomAccessFile(fileHandle, "rw")
-      Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => close()))
-    }
-    val offset = fileEnd
-    file.seek(offset)
-    file.write(bytes)
-    fileEnd += bytes.length
-    offset
-  }
-
-  private def readBack(chunk: Chunk): Array[Byte] = {
-    val bytes = new Array[Byte](chunk.length)
-    file.seek(chunk.offset)
-    file.readFully(bytes)
-    bytes
-  }
-}
-
-object PartialChunks {
-  /** A temporary file in Spark's local directories when running in Spark, else in java.io.tmpdir. */
-  private def tempFile(): File = Option(SparkEnv.get) match {
-    case Some(env) => env.blockManager.diskBlockManager.createTempLocalBlock()._2
-    case None =>
-      val f = File.createTempFile("sliding-window-partials", ".bin")
-      f.deleteOnExit()
-      f
+    file.close()
   }
 }

@@ -88,9 +88,8 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     val groups = index.groupsUpTo(evictionWatermark)
     groups.foreach { group =>
       val sink = new Sink(group, out, (_, end) => end > previous)
-      loadGroup(group).foreach { case (t, p) =>
-        if (t >= from && t <= evictionWatermark) sweep.add(t, p, sink)
-      }
+      loadGroup(group, t => t >= from && t <= evictionWatermark)
+        .foreach { case (t, p) => sweep.add(t, p, sink) }
       sweep.closeThrough(evictionWatermark, sink)
       sweep.reset()
     }
@@ -99,14 +98,19 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   /** Update mode: windows whose start is within [u - S, u + 1] of a new time u. */
   private def emitChanged(group: UnsafeRow, newTimes: Array[Long], out: mutable.ArrayBuffer[InternalRow]): Unit = {
     java.util.Arrays.sort(newTimes)
-    def changed(start: Long): Boolean = {
-      // Is there a new time u with start - 1 <= u <= start + S?
-      var i = java.util.Arrays.binarySearch(newTimes, start - 1)
+    // Is there a new time u with from <= u <= to?
+    def newTimeWithin(from: Long, to: Long): Boolean = {
+      var i = java.util.Arrays.binarySearch(newTimes, from)
       if (i < 0) i = -i - 1
-      i < newTimes.length && newTimes(i) - sizeMicros <= start
+      i < newTimes.length && newTimes(i) <= to
     }
-    val sink = new Sink(group, out, (start, _) => changed(start))
-    loadGroup(group).foreach { case (t, p) => sweep.add(t, p, sink) }
+    // A window [a, a + S] changed when a new time u has u - S <= a <= u + 1. It holds times in
+    // [u - S, u + 1 + S], and it exists because of a time in [u - S - 1, u + 1 + S] (its own
+    // end for a left window; for a right window, the time before its start and the next one):
+    // only the stored partials within S + 1 of a new time are swept.
+    val sink = new Sink(group, out, (start, _) => newTimeWithin(start - 1, start + sizeMicros))
+    loadGroup(group, t => newTimeWithin(t - sizeMicros - 1, t + sizeMicros + 1))
+      .foreach { case (t, p) => sweep.add(t, p, sink) }
     sweep.finish(sink)
   }
 

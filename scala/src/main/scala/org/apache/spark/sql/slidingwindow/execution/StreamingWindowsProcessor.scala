@@ -45,11 +45,13 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) {
 
   def process(input: Iterator[InternalRow]): Seq[InternalRow]
 
-  /** The stored (time, value) entries of a group, ascending by time. */
-  protected def loadGroup(group: UnsafeRow): Array[(Long, UnsafeRow)] = {
+  /** The stored (time, value) entries of a group whose time is kept, ascending by time. */
+  protected def loadGroup(group: UnsafeRow, keep: Long => Boolean = _ => true): Array[(Long, UnsafeRow)] = {
     val iter = store.prefixScan(group, layout.dataFamily)
     try {
-      iter.map(p => (p.key.getLong(layout.groupWidth), p.value.copy())).toArray.sortBy(_._1)
+      iter.map(p => (p.key.getLong(layout.groupWidth), p.value))
+        .collect { case (t, v) if keep(t) => (t, v.copy()) }
+        .toArray.sortBy(_._1)
     } finally iter.close()
   }
 

@@ -32,6 +32,8 @@ final class WindowedAggregationIterator(
   private val ready = new java.util.ArrayDeque[InternalRow]()
 
   private var groupKey: UnsafeRow = _
+  private var nextGroupRow: InternalRow = _ // first row of the next group, once this one is done
+  private var finished = false
   private var inputDone = false
 
   override def hasNext: Boolean = {
@@ -44,27 +46,46 @@ final class WindowedAggregationIterator(
     ready.poll()
   }
 
+  /** One bounded piece of work: close some windows, or take one row. */
   private def step(): Unit = {
-    if (input.hasNext) {
+    if (windows.closeReady(this, WindowedAggregationIterator.windowsPerStep)) return
+    if (nextGroupRow != null) {
+      startGroup(nextGroupRow)
+      nextGroupRow = null
+    } else if (input.hasNext) {
       val row = input.next()
       numInputRows += 1
       if (!row.isNullAt(timeOrdinal)) {
-        val key = keyProjection(row)
-        if (groupKey == null || key != groupKey) {
-          if (groupKey != null) windows.finish(this)
-          groupKey = key.copy()
-          numGroups += 1
+        if (groupKey == null) {
+          startGroup(row)
+        } else if (keyProjection(row) != groupKey) {
+          windows.finish(this)
+          nextGroupRow = row.copy()
+        } else {
+          windows.add(row.getLong(timeOrdinal), row, this)
         }
-        windows.add(row.getLong(timeOrdinal), row, this)
       }
+    } else if (groupKey != null && !finished) {
+      windows.finish(this)
+      finished = true
     } else {
-      if (groupKey != null) windows.finish(this)
       inputDone = true
     }
+  }
+
+  private def startGroup(row: InternalRow): Unit = {
+    groupKey = keyProjection(row).copy()
+    numGroups += 1
+    windows.add(row.getLong(timeOrdinal), row, this)
   }
 
   override def window(start: Long, end: Long, contents: WindowContents): Unit = {
     ready.add(writer.write(groupKey, start, end, buffers.evaluate(contents.aggregate())))
     numOutputRows += 1
   }
+}
+
+object WindowedAggregationIterator {
+  /** Windows closed between two looks at the output: bounds the rows buffered at once. */
+  val windowsPerStep = 256
 }

@@ -8,13 +8,20 @@ import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowK
  * The windows of one group, computed from its rows in one pass. A batch query feeds each group's
  * rows in the order the window kind needs (by time for sliding windows; by time, or by the
  * `order` column, for batch windows), then finishes the group.
+ *
+ * Windows go to the sink as they close, either at once or, where one row can close any number
+ * of windows, a bounded number at a time: the caller calls [[closeReady]] until it returns
+ * false before each [[add]] and after [[finish]], handing the rows on in between.
  */
 trait GroupWindows {
   /** Adds one row, whose time is `time`. */
   def add(time: Long, row: InternalRow, sink: WindowSink): Unit
 
-  /** The group has no more rows: closes its remaining windows and gets ready for the next group. */
+  /** The group has no more rows: its remaining windows become ready to close. */
   def finish(sink: WindowSink): Unit
+
+  /** Closes at most about `budget` ready windows; returns whether some are still ready. */
+  def closeReady(sink: WindowSink, budget: Int): Boolean
 }
 
 object GroupWindows {

@@ -1,33 +1,87 @@
 package org.apache.spark.sql.slidingwindow.windows
 
-/** A growable FIFO of primitive longs (a ring buffer), for pending window starts. */
-final class LongQueue {
-  private var values = new Array[Long](16)
-  private var first = 0
+import java.nio.ByteBuffer
+
+import org.apache.spark.sql.slidingwindow.memory.SpillFile
+
+/**
+ * A FIFO of primitive longs, for pending window starts: blocks of `blockSize` values, at most
+ * `blocksInMemory` of them on the heap; the other blocks (never the first or the last) wait in a
+ * [[SpillFile]], so a window whose starts number in the millions needs bounded memory.
+ */
+final class LongQueue(blockSize: Int = 8192, blocksInMemory: Int = 32) {
+  require(blockSize > 0 && blocksInMemory >= 2)
+
+  private final class Block(var values: Array[Long]) {
+    var start = 0
+    var end = 0
+    var offset = -1L
+  }
+
+  private val blocks = new java.util.ArrayDeque[Block]
+  private var inMemory = 0
+  private val file = new SpillFile
+  // The first block, its values and where its head is: the fast path of head and removeHead.
+  private var first: Block = _
   private var count = 0
 
   def isEmpty: Boolean = count == 0
   def nonEmpty: Boolean = count > 0
-  def head: Long = values(first)
+  def size: Long = count
+
+  def head: Long = first.values(first.start)
 
   def add(value: Long): Unit = {
-    if (count == values.length) {
-      val grown = new Array[Long](values.length * 2)
-      var i = 0
-      while (i < count) { grown(i) = values((first + i) % values.length); i += 1 }
-      values = grown
-      first = 0
+    var last = blocks.peekLast()
+    if (last == null || last.end == blockSize) {
+      if (last != null && last != first && inMemory >= blocksInMemory) spill(last)
+      last = new Block(new Array[Long](blockSize))
+      inMemory += 1
+      blocks.addLast(last)
+      if (first == null) first = last
     }
-    values((first + count) % values.length) = value
+    last.values(last.end) = value
+    last.end += 1
     count += 1
   }
 
   def removeHead(): Long = {
-    val v = values(first)
-    first = (first + 1) % values.length
+    val v = first.values(first.start)
+    first.start += 1
     count -= 1
+    if (first.start == first.end) {
+      if (blocks.size == 1) {
+        first.start = 0
+        first.end = 0
+      } else {
+        blocks.removeFirst()
+        inMemory -= 1
+        first = blocks.peekFirst()
+        if (first.values == null) load(first)
+      }
+    }
     v
   }
 
-  def clear(): Unit = { first = 0; count = 0 }
+  def clear(): Unit = {
+    blocks.clear()
+    inMemory = 0
+    first = null
+    count = 0
+    file.reset()
+  }
+
+  private def spill(block: Block): Unit = {
+    val bytes = ByteBuffer.allocate(block.end * 8)
+    bytes.asLongBuffer().put(block.values, 0, block.end)
+    block.offset = file.write(bytes.array())
+    block.values = null
+    inMemory -= 1
+  }
+
+  private def load(block: Block): Unit = {
+    block.values = new Array[Long](blockSize)
+    ByteBuffer.wrap(file.read(block.offset, block.end * 8)).asLongBuffer().get(block.values, 0, block.end)
+    inMemory += 1
+  }
 }

@@ -34,13 +34,21 @@ final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers, buff
 
   /** Adds the frozen partial of the rows at `time`; times must be strictly ascending. */
   def add(time: Long, partial: InternalRow, sink: WindowSink): Unit = {
+    // Every window ending before `time` now has all its rows.
+    if (hasPrevious) closeThrough(time - 1, sink)
+    push(time, partial)
+  }
+
+  /**
+   * Adds the frozen partial of the rows at `time` once every window ending before `time` is
+   * closed (`closeThrough(time - 1, ...)` returned false).
+   */
+  def push(time: Long, partial: InternalRow): Unit = {
     if (time < Long.MinValue + sizeMicros || time > Long.MaxValue - sizeMicros - 1) {
       throw WindowErrors.boundsOverflow(WindowKind.Sliding.functionName, time, sizeMicros)
     }
     if (hasPrevious) {
       assert(time > previous, s"times must ascend: $time after $previous")
-      // Every window ending before `time` now has all its rows.
-      closeThrough(time - 1, sink)
       // The previous time's right window holds `time` when time <= previous + 1 + S.
       val gap = time - previous
       if (gap > 0 && gap - 1 <= sizeMicros) rightStarts.add(previous + 1)
@@ -51,9 +59,14 @@ final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers, buff
     hasPrevious = true
   }
 
-  /** Closes, in start order, every pending window that ends at or before `maxEnd`. */
-  def closeThrough(maxEnd: Long, sink: WindowSink): Unit = {
+  /**
+   * Closes, in start order, the pending windows that end at or before `maxEnd`, at most `budget`
+   * of them; returns whether some are left to close (so that a caller can hand the closed
+   * windows on before closing more: one new time can close millions of windows).
+   */
+  def closeThrough(maxEnd: Long, sink: WindowSink, budget: Int = Int.MaxValue): Boolean = {
     var more = true
+    var closed = 0
     while (more && (leftStarts.nonEmpty || rightStarts.nonEmpty)) {
       val start =
         if (rightStarts.isEmpty) leftStarts.head
@@ -62,13 +75,17 @@ final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers, buff
       val end = start + sizeMicros
       if (end > maxEnd) {
         more = false
+      } else if (closed == budget) {
+        return true
       } else {
+        closed += 1
         if (leftStarts.nonEmpty && leftStarts.head == start) leftStarts.removeHead()
         if (rightStarts.nonEmpty && rightStarts.head == start) rightStarts.removeHead()
         contents.evictBefore(start)
         sink.window(start, end, contents)
       }
     }
+    false
   }
 
   /** Closes every pending window (no more rows for this group) and starts a new group. */

@@ -84,6 +84,9 @@ final class StreamTimeWindows(sizeMicros: Long, buffers: AggregateBuffers)
     reset()
   }
 
+  /** Windows close as soon as they are known (at most one per row): nothing is ever waiting. */
+  override def closeReady(sink: WindowSink, budget: Int): Boolean = false
+
   private def close(sink: WindowSink): Unit = {
     sink.window(start, start + sizeMicros, this)
     open = false
