@@ -1,0 +1,52 @@
+"""The outputs pasted in the documentation are what the example scripts print: each script of
+docs/examples/ runs in the test session, and its output must equal the code blocks marked
+`<!-- output: docs/examples/<script>.py -->` in its page (blank lines and trailing spaces aside),
+so a change of behaviour cannot leave the documentation behind."""
+from __future__ import annotations
+
+import importlib.util
+import io
+import os
+import re
+from contextlib import redirect_stdout
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "docs", "examples")
+
+# (script in docs/examples, page in docs/)
+PAGES = [
+    ("quickstart.py", "getting-started.md"),
+    ("streaming_modes.py", "streaming.md"),
+    ("kafka_migration.py", "kafka-migration.md"),
+]
+
+
+def documented_output(page: str, script: str) -> str:
+    with open(os.path.join(ROOT, "docs", page)) as f:
+        text = f.read()
+    marker = re.escape(f"<!-- output: docs/examples/{script} -->")
+    blocks = re.findall(marker + r"\s*\n```[a-z]*\n(.*?)\n```", text, flags=re.S)
+    assert blocks, f"docs/{page} has no output block of {script}"
+    return "\n".join(blocks)
+
+
+def normalize(text: str) -> list:
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+def load(script: str):
+    spec = importlib.util.spec_from_file_location(script[:-3], os.path.join(EXAMPLES, script))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("script,page", PAGES)
+def test_documented_output_is_what_the_example_prints(spark, tmp_path, script, page):
+    expected = normalize(documented_output(page, script))
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        load(script).run_example(spark, str(tmp_path))
+    assert normalize(printed.getvalue()) == expected
