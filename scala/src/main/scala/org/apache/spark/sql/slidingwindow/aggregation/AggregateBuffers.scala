@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.aggregation
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, BindReferences, EmptyRow, GenericInternalRow, If, JoinedRow, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, BindReferences, BoundReference, EmptyRow, GenericInternalRow, If, JoinedRow, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
 import org.apache.spark.sql.types.DataType
 
@@ -83,6 +83,9 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
 
   @transient private lazy val freezeProjection = UnsafeProjection.create(bufferTypes)
 
+  @transient private lazy val copyProjection = MutableProjection.create(
+    bufferAttributes.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
+
   @transient private lazy val imperatives: Array[(ImperativeAggregate, Option[BasePredicate])] =
     functions.zip(filters).collect { case (ia: ImperativeAggregate, f) =>
       (ia, f.map(Predicate.create(_, inputAttributes)))
@@ -141,6 +144,22 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
     merge(buffer, partial)
     buffer
   }
+
+  /**
+   * Makes a working buffer hold exactly `partial`: initialize + merge, or, when every function is
+   * declarative, a plain copy of the slots (merging into the initial buffer is the identity).
+   */
+  def assign(buffer: InternalRow, partial: InternalRow): Unit = {
+    if (imperatives.isEmpty) {
+      copyProjection.target(buffer)(partial)
+    } else {
+      initialize(buffer)
+      merge(buffer, partial)
+    }
+  }
+
+  /** Whether a frozen partial can be evaluated as it is (no serialized typed buffers in it). */
+  def partialsEvaluable: Boolean = typed.isEmpty
 
   /** Turns a working buffer into an immutable partial. The working buffer is spent. */
   def freeze(buffer: InternalRow): UnsafeRow = {

@@ -76,8 +76,7 @@ final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
       suffix =
         if (suffix == null) backPartials(i)
         else {
-          buffers.initialize(flipBuffer)
-          buffers.merge(flipBuffer, backPartials(i))
+          buffers.assign(flipBuffer, backPartials(i))
           buffers.merge(flipBuffer, suffix)
           buffers.freeze(flipBuffer)
         }
@@ -92,13 +91,20 @@ final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
   }
 
   /**
-   * A working buffer with the aggregate of every element, oldest first: one merge of the front's
-   * top and the back. The buffer is reused: valid until the next call.
+   * The aggregate of every element, oldest first, to evaluate (never to modify): the back's
+   * running aggregate or the front's top when the other side is empty, else one merge of the two.
+   * Valid until the queue changes.
    */
   def aggregate(): InternalRow = {
-    buffers.initialize(answer)
-    mergeInto(answer)
-    answer
+    if (frontSize == 0) {
+      backAggregate // the back's running aggregate is the whole queue
+    } else if (backSize == 0 && buffers.partialsEvaluable) {
+      frontAggregates(frontSize - 1)
+    } else {
+      buffers.assign(answer, frontAggregates(frontSize - 1))
+      if (backSize > 0) buffers.merge(answer, buffers.asPartial(backAggregate))
+      answer
+    }
   }
 
   /** Merges the aggregate of every element into a working buffer, after what it holds. */
