@@ -79,3 +79,39 @@ def test_spark_submit_python_app_with_py_files(tmp_path):
     assert "LOADED True" in lines
     assert parse_rows(result.stdout, "ROW\t") == SPEC_SLIDING, result.stdout
     assert parse_rows(result.stdout, "SQL\t") == SPEC_SLIDING, result.stdout
+
+
+ERRORS_APP = textwrap.dedent(
+    """
+    from pyspark.sql import SparkSession
+    import sliding_window_agg as swa
+
+    try:  # spark-submit started the driver without --jars: too late to add the jar
+        swa.configure(SparkSession.builder)
+    except swa.ExtensionNotLoadedError as e:
+        print("CONFIGURE_ERROR", e)
+    spark = SparkSession.builder.getOrCreate()
+    print("LOADED", swa.is_loaded(spark))
+    try:  # spark.sql.extensions is set but its classes could not be loaded
+        swa.sliding_window("ts", "1 second")
+    except swa.ExtensionNotLoadedError as e:
+        print("WINDOW_ERROR", e)
+    spark.stop()
+    """
+)
+
+
+def test_spark_submit_without_jars_says_to_pass_them(tmp_path):
+    jar = fresh_main_jar()
+    app = tmp_path / "app.py"
+    app.write_text(ERRORS_APP)
+    result = subprocess.run(
+        [os.path.join(SPARK_HOME, "bin", "spark-submit"), *COMMON,
+         "--conf", f"spark.sql.extensions={swa.EXTENSION_CLASS}", str(app)],
+        cwd=tmp_path, env=spark_env(), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-5000:]
+    lines = {line.split(" ", 1)[0]: line for line in result.stdout.splitlines()}
+    how = f"--jars {jar} --conf spark.sql.extensions={swa.EXTENSION_CLASS}"
+    assert "started before configure()" in lines["CONFIGURE_ERROR"] and how in lines["CONFIGURE_ERROR"]
+    assert lines["LOADED"] == "LOADED False"
+    assert "could not load its classes" in lines["WINDOW_ERROR"] and how in lines["WINDOW_ERROR"]

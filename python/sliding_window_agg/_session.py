@@ -22,6 +22,12 @@ HOW_TO_LOAD = (
     "set before the session starts: spark.sql.extensions is a static configuration."
 )
 
+HOW_TO_LOAD_STARTED_DRIVER = (
+    "Give the jar and the extension to the command that starts Spark: spark-submit (or pyspark) "
+    "--jars {jar} --conf spark.sql.extensions={ext}, or call "
+    "sliding_window_agg.configure(SparkSession.builder) before anything starts Spark."
+)
+
 HOW_TO_LOAD_CONNECT = (
     "This is a Spark Connect session: the jar and the extension must be loaded by the Spark "
     "Connect server, not by the client. Start the server with --jars {jar} --conf "
@@ -171,16 +177,45 @@ def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> S
     jar = jar_path()
     if check_version:
         check_spark_version(jar=jar)
+    if _driver_started_without_jar():
+        raise ExtensionNotLoadedError(
+            "This Python process runs in a Spark driver that was started before configure() "
+            "(spark-submit, the pyspark shell, or an earlier session started without the jar), "
+            "and the jar is not on its class path: configure() can no longer add it there. "
+            + HOW_TO_LOAD_STARTED_DRIVER.format(jar=jar, ext=EXTENSION_CLASS)
+        )
     options = getattr(builder, "_options", {})
     return builder.config("spark.jars", _append(options.get("spark.jars"), jar)).config(
         "spark.sql.extensions", _append(options.get("spark.sql.extensions"), EXTENSION_CLASS)
     )
 
 
-def is_loaded(spark: SparkSession) -> bool:
-    """Whether ``spark`` was started with the extension."""
+def _driver_started_without_jar() -> bool:
+    """Whether a Spark driver JVM already runs for this process and cannot load the extension.
+
+    pyspark passes ``spark.jars`` to the JVM it launches, which then has the jar on its class
+    path. A JVM started earlier (spark-submit and the pyspark shell start it before the Python
+    code runs) only ships ``spark.jars`` to executors, so the driver could not load the
+    extension class and every sliding_window call would fail as an unknown function.
+    """
+    from pyspark import SparkContext
+
+    if SparkContext._jvm is None:
+        if "PYSPARK_GATEWAY_PORT" not in os.environ:
+            return False  # pyspark will launch the JVM with the builder's spark.jars
+        SparkContext._ensure_initialized()  # connects to the JVM that spark-submit started
+    return not SparkContext._jvm.org.apache.spark.util.Utils.classIsLoadable(EXTENSION_CLASS)
+
+
+def _lists_extension(spark: SparkSession) -> bool:
     extensions = spark.conf.get("spark.sql.extensions", "") or ""
     return EXTENSION_CLASS in [e.strip() for e in extensions.split(",")]
+
+
+def is_loaded(spark: SparkSession) -> bool:
+    """Whether ``spark`` was started with the extension (``spark.sql.extensions`` lists it and
+    its functions are registered: the driver could load its classes)."""
+    return _lists_extension(spark) and spark.catalog.functionExists("sliding_window")
 
 
 def _is_connect_session(spark: SparkSession) -> bool:
@@ -194,7 +229,13 @@ def require_extension(spark: Optional[SparkSession]) -> None:
             jar = jar_path()
         except FileNotFoundError:
             jar = "<sliding-window-agg.jar>"
-        how = HOW_TO_LOAD_CONNECT if _is_connect_session(spark) else HOW_TO_LOAD
+        if _is_connect_session(spark):
+            how = HOW_TO_LOAD_CONNECT
+        elif _lists_extension(spark):
+            how = ("spark.sql.extensions names it, but the driver could not load its classes: "
+                   "the jar is not on the driver's class path. " + HOW_TO_LOAD_STARTED_DRIVER)
+        else:
+            how = HOW_TO_LOAD
         raise ExtensionNotLoadedError(
             "The sliding-window-agg extension is not loaded in this Spark session. "
             + how.format(jar=jar, ext=EXTENSION_CLASS)
