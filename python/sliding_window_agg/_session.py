@@ -13,7 +13,8 @@ from pyspark.sql import SparkSession
 EXTENSION_CLASS = "org.apache.spark.sql.slidingwindow.SlidingWindowExtensions"
 _JAR_NAME = "sliding-window-agg.jar"
 # Written into the jar by buildtools/scala_build.py (pip install, pip wheel, editable installs
-# and the test suite's rebuild all go through build_main_jar): "spark.version=<pyspark version>".
+# and the test suite's rebuild all go through build_main_jar): "spark.version=<version of the
+# Spark jars it was compiled against>".
 _BUILD_INFO_ENTRY = "sliding-window-agg.properties"
 
 HOW_TO_LOAD = (
@@ -42,7 +43,7 @@ class ExtensionNotLoadedError(RuntimeError):
 
 
 class SparkVersionMismatchError(RuntimeError):
-    """The bundled jar was built for another Spark major.minor version than the running pyspark."""
+    """The bundled jar was built for another Spark major.minor version than the running Spark."""
 
 
 class SparkVersionWarning(UserWarning):
@@ -200,11 +201,14 @@ def _driver_started_without_jar() -> bool:
     """
     from pyspark import SparkContext
 
-    if SparkContext._jvm is None:
-        if "PYSPARK_GATEWAY_PORT" not in os.environ:
-            return False  # pyspark will launch the JVM with the builder's spark.jars
-        SparkContext._ensure_initialized()  # connects to the JVM that spark-submit started
-    return not SparkContext._jvm.org.apache.spark.util.Utils.classIsLoadable(EXTENSION_CLASS)
+    if SparkContext._jvm is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        return False  # pyspark will launch the JVM with the builder's spark.jars
+    try:
+        if SparkContext._jvm is None:
+            SparkContext._ensure_initialized()  # connects to the JVM that spark-submit started
+        return not SparkContext._jvm.org.apache.spark.util.Utils.classIsLoadable(EXTENSION_CLASS)
+    except Exception:  # pragma: no cover - no usable JVM: leave it to Spark to report
+        return False
 
 
 def _lists_extension(spark: SparkSession) -> bool:
