@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,11 @@ def spark_jars_dir() -> str:
 
 
 def spark_version() -> str:
+    """The version of the Spark jars the build compiles against (recorded in the jar)."""
+    for name in sorted(os.listdir(spark_jars_dir())):
+        match = re.fullmatch(r"spark-core_[\d.]+-(\d+\.\d+\.\d+.*)\.jar", name)
+        if match:
+            return match.group(1)
     import pyspark
 
     return pyspark.__version__

@@ -10,6 +10,9 @@ from ._session import (
     configure,
     is_loaded,
     jar_path,
+    SparkVersionMismatchError,
+    SparkVersionWarning,
+    check_spark_version,
 )
 from .functions import batch_window, sliding_window, sliding_window_agg
 
@@ -22,6 +25,9 @@ __all__ = [
     "configure",
     "is_loaded",
     "jar_path",
+    "SparkVersionMismatchError",
+    "SparkVersionWarning",
+    "check_spark_version",
     "sliding_window",
     "sliding_window_agg",
 ]

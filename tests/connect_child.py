@@ -1,0 +1,47 @@
+"""A Spark Connect client (its own process: a Connect session switches pyspark.sql.functions to
+Connect mode for the whole process) running window functions on SPEC §2's rows.
+
+Usage: python connect_child.py URL SIZE FUNCTION...
+URL is sc://host:port (a running server), or local[n] for the in-process server that
+SparkSession.builder.remote("local[n]") starts, configured with sliding_window_agg.configure().
+For each FUNCTION (a function of the package, called as f(time, SIZE) in groupBy) prints
+    RESULT <json>  {"function": name, "api": [[s, e, n, ids], ...], "sql": [...]}
+and first `LOADED <is_loaded>`.
+"""
+import json
+import sys
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+import sliding_window_agg as swa
+from deploy_util import SPEC_ROWS
+
+
+def main() -> None:
+    url, size, functions = sys.argv[1], sys.argv[2], sys.argv[3:]
+    builder = SparkSession.builder.remote(url)
+    if url.startswith("local"):
+        builder = swa.configure(builder).config("spark.ui.enabled", "false")
+    spark = builder.getOrCreate()
+    print("LOADED", swa.is_loaded(spark), flush=True)
+    df = spark.createDataFrame(SPEC_ROWS, "id string, t long").withColumn("ts", F.timestamp_micros("t"))
+    df.createOrReplaceTempView("events")
+    for name in functions:
+        grouped = df.groupBy(getattr(swa, name)("ts", size)).agg(
+            F.count("*").alias("n"), F.concat_ws("", F.sort_array(F.collect_list("id"))).alias("ids"))
+        window = grouped.columns[0]
+        api = grouped.select(F.unix_micros(F.col(window).start).alias("s"),
+                             F.unix_micros(F.col(window).end).alias("e"), "n", "ids").orderBy("s")
+        sql = spark.sql(
+            f"SELECT unix_micros(w.start) AS s, unix_micros(w.end) AS e, n, ids FROM ("
+            f" SELECT {name}(ts, '{size}') AS w, count(*) AS n,"
+            f"  concat_ws('', sort_array(collect_list(id))) AS ids"
+            f"  FROM events GROUP BY {name}(ts, '{size}')) ORDER BY s")
+        print("RESULT", json.dumps({"function": name, "api": [list(r) for r in api.collect()],
+                                    "sql": [list(r) for r in sql.collect()]}), flush=True)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Shared by the deployment tests (spark-sql CLI, spark-submit, Spark Connect): the Spark that
+pyspark ships and SPEC §2's example, in microseconds so it is exactly the SPEC's table."""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+SPARK_HOME = os.path.dirname(os.path.abspath(__import__("pyspark").__file__))
+
+# SPEC §2: rows A@10 B@14 C@17 D@25 E@31, size 10 (here microseconds), one group.
+SPEC_ROWS = [("A", 10), ("B", 14), ("C", 17), ("D", 25), ("E", 31)]
+SPEC_SIZE = "10 microseconds"
+# Window start, end (microseconds), row count, ids in the window.
+SPEC_SLIDING = [
+    (0, 10, 1, "A"),
+    (4, 14, 2, "AB"),
+    (7, 17, 3, "ABC"),
+    (11, 21, 2, "BC"),
+    (15, 25, 2, "CD"),  # left of D and right of B: once
+    (18, 28, 1, "D"),
+    (21, 31, 2, "DE"),
+    (26, 36, 1, "E"),
+]
+
+# sliding_window(ts, size) over the SPEC rows, as the window bounds in microseconds.
+SPEC_SQL = (
+    "SELECT unix_micros(w.start) AS s, unix_micros(w.end) AS e, n, ids FROM ("
+    f" SELECT sliding_window(ts, '{SPEC_SIZE}') AS w, count(*) AS n,"
+    "  concat_ws('', sort_array(collect_list(id))) AS ids"
+    "  FROM VALUES " + ", ".join(f"('{i}', timestamp_micros({t}))" for i, t in SPEC_ROWS)
+    + f"  AS events(id, ts) GROUP BY sliding_window(ts, '{SPEC_SIZE}')"
+    ") ORDER BY s"
+)
+
+
+def spark_env(**extra: str) -> dict:
+    """The environment for pyspark's bin/ and sbin/ scripts: pyspark's own Spark, this Python."""
+    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+        pytest.skip("needs a JDK: java on PATH or JAVA_HOME")
+    import sys
+
+    env = {**os.environ, "SPARK_HOME": SPARK_HOME, "PYSPARK_PYTHON": sys.executable,
+           "PYSPARK_DRIVER_PYTHON": sys.executable}
+    for name in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "SPARK_LOCAL_REMOTE", "MASTER"):
+        env.pop(name, None)
+    env.update(extra)
+    return env
+
+
+def parse_rows(text: str, prefix: str = "") -> list:
+    """(s, e, n, ids) from tab-separated lines, as spark-sql prints them, optionally prefixed."""
+    rows = []
+    for line in text.splitlines():
+        if not line.startswith(prefix):
+            continue
+        fields = line[len(prefix):].split("\t")
+        if len(fields) == 4 and fields[0].lstrip("-").isdigit():
+            rows.append((int(fields[0]), int(fields[1]), int(fields[2]), fields[3]))
+    return rows

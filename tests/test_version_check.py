@@ -1,0 +1,112 @@
+"""configure() checks that the bundled jar was built for the Spark it will run on: a different
+major.minor version is a clear error, a different patch release a warning."""
+from __future__ import annotations
+
+import re
+import warnings
+import zipfile
+
+import pytest
+from pyspark.sql import SparkSession
+
+import sliding_window_agg as swa
+from buildtools import scala_build
+from sliding_window_agg import _session
+
+
+def jar_built_for(tmp_path, version):
+    """A stand-in for the bundled jar that records ``version`` (None: no record at all)."""
+    jar = tmp_path / f"built-for-{version}.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+        if version is not None:
+            z.writestr("sliding-window-agg.properties", f"spark.version={version}\n")
+    return str(jar)
+
+
+@pytest.fixture
+def running(monkeypatch):
+    """Sets the version of the Spark configure() sees as the one pyspark will start."""
+    def set_version(version):
+        monkeypatch.setattr(_session, "running_spark_version", lambda: (version, "the Spark in /opt/x"))
+    return set_version
+
+
+def test_bundled_jar_records_the_spark_it_was_compiled_against():
+    assert swa._session.built_for_spark_version() == scala_build.spark_version()
+    assert _session.running_spark_version()[0] == scala_build.spark_version()
+
+
+def test_configure_accepts_the_bundled_jar_silently():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        builder = swa.configure(SparkSession.Builder())
+    assert swa.jar_path() in builder._options["spark.jars"]
+
+
+def test_other_minor_version_is_a_clear_error(tmp_path, monkeypatch, running):
+    jar = jar_built_for(tmp_path, "4.2.1")
+    monkeypatch.setattr(_session, "jar_path", lambda: jar)
+    running("4.3.0")
+    builder = SparkSession.Builder()
+    with pytest.raises(swa.SparkVersionMismatchError) as e:
+        swa.configure(builder)
+    message = str(e.value)
+    assert f"jar ({jar}) was built for Spark 4.2.1" in message
+    assert "the Spark in /opt/x is version 4.3.0" in message
+    assert "only works with Spark 4.2.x" in message
+    assert "pip install 'pyspark==4.2.1'" in message
+    assert "check_version=False" in message
+    assert isinstance(e.value, RuntimeError)
+    assert "spark.jars" not in builder._options  # nothing half-configured
+
+
+def test_other_major_version_is_an_error(tmp_path, monkeypatch, running):
+    monkeypatch.setattr(_session, "jar_path", lambda: jar_built_for(tmp_path, "4.3.0"))
+    running("5.3.0")
+    with pytest.raises(swa.SparkVersionMismatchError, match=r"built for Spark 4\.3\.0.*version 5\.3\.0"):
+        swa.configure(SparkSession.Builder())
+
+
+def test_other_patch_release_is_a_warning(tmp_path, monkeypatch, running):
+    jar = jar_built_for(tmp_path, "4.3.0")
+    monkeypatch.setattr(_session, "jar_path", lambda: jar)
+    running("4.3.2")
+    with pytest.warns(swa.SparkVersionWarning, match=r"built for Spark 4\.3\.0 .* version 4\.3\.2"):
+        builder = swa.configure(SparkSession.Builder())
+    assert builder._options["spark.jars"] == jar
+
+
+def test_check_can_be_skipped(tmp_path, monkeypatch, running):
+    jar = jar_built_for(tmp_path, "3.5.1")
+    monkeypatch.setattr(_session, "jar_path", lambda: jar)
+    running("4.3.0")
+    builder = swa.configure(SparkSession.Builder(), check_version=False)
+    assert builder._options["spark.jars"] == jar
+
+
+def test_jar_without_a_record_is_accepted(tmp_path, monkeypatch, running):
+    jar = jar_built_for(tmp_path, None)
+    monkeypatch.setattr(_session, "jar_path", lambda: jar)
+    running("3.5.1")
+    assert swa._session.built_for_spark_version(jar) is None
+    assert swa.configure(SparkSession.Builder())._options["spark.jars"] == jar
+
+
+def test_spark_home_decides_the_running_version(tmp_path, monkeypatch):
+    """pyspark starts the Spark in $SPARK_HOME when it is set: its spark-core jar's version is
+    the one checked, and the error names that folder."""
+    home = tmp_path / "spark-3.5.1-bin-hadoop3"
+    (home / "jars").mkdir(parents=True)
+    (home / "jars" / "spark-core_2.12-3.5.1.jar").write_bytes(b"")
+    monkeypatch.setenv("SPARK_HOME", str(home))
+    assert _session.running_spark_version() == ("3.5.1", f"the Spark in {home}")
+    with pytest.raises(swa.SparkVersionMismatchError) as e:
+        swa.configure(SparkSession.Builder())
+    assert re.search(rf"but the Spark in {re.escape(str(home))} is version 3\.5\.1", str(e.value))
+
+
+def test_check_spark_version_takes_an_explicit_version():
+    swa.check_spark_version(scala_build.spark_version())
+    with pytest.raises(swa.SparkVersionMismatchError, match="the running Spark is version 3.4.0"):
+        swa.check_spark_version("3.4.0")

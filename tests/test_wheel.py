@@ -1,0 +1,70 @@
+"""`pip wheel .` makes one pure-Python wheel that bundles the jar and the Spark version it was
+built for, and the installed wheel finds both."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from buildtools import scala_build
+from conftest import ROOT, fresh_main_jar
+
+SOURCES = ["setup.py", "pyproject.toml", "MANIFEST.in", "README.md", "buildtools", "scala/src/main",
+           "python/sliding_window_agg"]
+
+
+def test_pip_wheel_bundles_the_jar_and_its_spark_version(tmp_path):
+    setuptools = pytest.importorskip("setuptools")
+    if int(setuptools.__version__.split(".")[0]) < 77:  # pyproject's license needs PEP 639
+        pytest.skip(f"setuptools {setuptools.__version__} < 77 (pip install '.[test]' installs it)")
+    src = tmp_path / "src"
+    for name in SOURCES:
+        path = os.path.join(ROOT, name)
+        if os.path.isdir(path):
+            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "jars"))
+        else:
+            os.makedirs(src / os.path.dirname(name), exist_ok=True)
+            shutil.copy2(path, src / name)
+    # The build compiles the jar unless one newer than every source is there: give it the test
+    # run's fresh jar (compiling is covered by every other test), newer than the copied sources.
+    (src / "python" / "sliding_window_agg" / "jars").mkdir()
+    shutil.copy(fresh_main_jar(), src / "python" / "sliding_window_agg" / "jars" / scala_build.JAR_NAME)
+
+    dist = tmp_path / "dist"
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation", "-w", str(dist)],
+        cwd=src, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    wheels = os.listdir(dist)
+    assert len(wheels) == 1 and wheels[0].endswith("-py3-none-any.whl"), wheels
+    wheel = dist / wheels[0]
+
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        assert "sliding_window_agg/jars/sliding-window-agg.jar" in names
+        assert "sliding_window_agg/_session.py" in names and "sliding_window_agg/py.typed" in names
+        metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+        (tmp_path / "inner.jar").write_bytes(z.read("sliding_window_agg/jars/sliding-window-agg.jar"))
+    assert f"Requires-Dist: pyspark=={scala_build.spark_version()}" in metadata
+    with zipfile.ZipFile(tmp_path / "inner.jar") as jar:
+        assert "org/apache/spark/sql/slidingwindow/SlidingWindowExtensions.class" in jar.namelist()
+        assert jar.read("sliding-window-agg.properties").decode() == \
+            f"spark.version={scala_build.spark_version()}\n"
+
+    # Installed (into a folder of its own), the package finds its jar and passes its version check.
+    site = tmp_path / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--target", str(site), str(wheel)],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    probe = ("import sliding_window_agg as s; s.check_spark_version(); "
+             "print(s.jar_path()); print(s._session.built_for_spark_version())")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(site)}, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines() == [
+        str(site / "sliding_window_agg" / "jars" / "sliding-window-agg.jar"), scala_build.spark_version()]
