@@ -272,3 +272,14 @@ def test_floating_point_keys_group_like_group_by(spark):
     ordered = spark.sql("SELECT x, count(*) AS n FROM float_events GROUP BY x, "
                         "sliding_window(ts, '10 microseconds') HAVING x >= 0 AND NOT isnan(x) ORDER BY x DESC, n").collect()
     assert [(r.x, r.n) for r in ordered] == [(1.5, 1), (0.0, 1), (0.0, 1), (0.0, 2)]
+
+
+@pytest.mark.parametrize("group_by", ["k, 2", "ALL"])
+def test_group_by_ordinal_and_all(spark, group_by):
+    """GROUP BY 2 and GROUP BY ALL resolve to the window function of the select list."""
+    events_df(spark, [(0, "a", 10, 1, 1), (0, "a", 14, 2, 2)]).createOrReplaceTempView("ordinal_events")
+    rows = spark.sql(f"""
+        SELECT k, sliding_window(ts, '10 microseconds') AS w, count(*) AS n
+        FROM ordinal_events GROUP BY {group_by}""").select(
+        "k", F.unix_micros("w.start").alias("s"), "n").orderBy("s").collect()
+    assert [tuple(r) for r in rows] == [("a", 0, 1), ("a", 4, 2), ("a", 11, 1)]

@@ -23,8 +23,9 @@ object ResolveWindowedAggregates extends Rule[LogicalPlan] {
     case a: Aggregate if a.childrenResolved && hasWindowFunction(a.groupingExpressions) &&
         a.groupingExpressions.forall(_.resolved) && a.aggregateExpressions.forall(_.resolved) =>
       rewrite(a)
-    case a: Aggregate if a.childrenResolved && !hasWindowFunction(a.groupingExpressions) &&
-        hasWindowFunction(a.aggregateExpressions) =>
+    case a: Aggregate if a.childrenResolved && a.groupingExpressions.forall(_.resolved) &&
+        !hasWindowFunction(a.groupingExpressions) && hasWindowFunction(a.aggregateExpressions) =>
+      // (Unresolved grouping, such as GROUP BY 1 or GROUP BY ALL, may still become the window.)
       // Before Spark's own MISSING_AGGREGATION check, which would not say what to do.
       val w = a.aggregateExpressions.flatMap(_.collectFirst { case w: WindowFunction => w }).head
       WindowErrors.outsideGroupBy(
