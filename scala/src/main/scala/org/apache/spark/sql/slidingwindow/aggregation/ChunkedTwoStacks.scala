@@ -21,7 +21,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * it); sealing then moves that front to the head.
  */
 final class ChunkedTwoStacks(buffers: AggregateBuffers, chunkSize: Int, memoryBytes: Long)
-  extends WindowContents {
+  extends PartialQueue {
 
   private var head = new TwoStacks(buffers)
   private val middle = new TwoStacks(buffers)
@@ -29,19 +29,19 @@ final class ChunkedTwoStacks(buffers: AggregateBuffers, chunkSize: Int, memoryBy
   private val chunks = new PartialChunks(buffers.bufferTypes.length, memoryBytes)
   private val answer: InternalRow = buffers.newBuffer()
 
-  def isEmpty: Boolean = head.isEmpty && chunks.isEmpty && tail.isEmpty
+  override def isEmpty: Boolean = head.isEmpty && chunks.isEmpty && tail.isEmpty
 
   /** Bytes of sealed chunks written to disk (0 unless a window outgrew the memory budget). */
   def spilledBytes: Long = chunks.spilledBytes
 
   /** Appends the frozen partial of the rows at `time`, newer than every element. */
-  def push(time: Long, partial: InternalRow): Unit = {
+  override def push(time: Long, partial: InternalRow): Unit = {
     tail.push(time, partial)
     if (tail.backCount >= chunkSize) seal()
   }
 
   /** Removes every element older than `time`. */
-  def evictBefore(time: Long): Unit = {
+  override def evictBefore(time: Long): Unit = {
     var more = true
     while (more) {
       if (!head.isEmpty) {
@@ -73,7 +73,7 @@ final class ChunkedTwoStacks(buffers: AggregateBuffers, chunkSize: Int, memoryBy
     }
   }
 
-  def clear(): Unit = {
+  override def clear(): Unit = {
     head.clear()
     middle.clear()
     tail.clear()

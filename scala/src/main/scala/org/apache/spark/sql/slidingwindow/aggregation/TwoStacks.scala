@@ -15,7 +15,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * Merges always keep time order (older on the left), so order-sensitive aggregates such as
  * collect_list, first and last see their rows oldest first.
  */
-final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
+final class TwoStacks(buffers: AggregateBuffers) extends PartialQueue {
 
   // Back: newest elements, in push order, with their running aggregate (a working buffer).
   private var backTimes = new Array[Long](16)
@@ -32,7 +32,7 @@ final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
   private val flipBuffer: InternalRow = buffers.newBuffer()
   private val answer: InternalRow = buffers.newBuffer()
 
-  def isEmpty: Boolean = backSize == 0 && frontSize == 0
+  override def isEmpty: Boolean = backSize == 0 && frontSize == 0
   def size: Int = backSize + frontSize
 
   /** Time of the oldest element. */
@@ -41,7 +41,7 @@ final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
   }
 
   /** Appends the frozen partial of the rows at `time`, newer than every element. */
-  def push(time: Long, partial: InternalRow): Unit = {
+  override def push(time: Long, partial: InternalRow): Unit = {
     if (backSize == backTimes.length) {
       backTimes = java.util.Arrays.copyOf(backTimes, backSize * 2)
       backPartials = java.util.Arrays.copyOf(backPartials, backSize * 2)
@@ -53,7 +53,7 @@ final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
   }
 
   /** Removes every element older than `time`. */
-  def evictBefore(time: Long): Unit = {
+  override def evictBefore(time: Long): Unit = {
     while (!isEmpty && oldestTime < time) evictOldest()
   }
 
@@ -95,7 +95,7 @@ final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
    * running aggregate or the front's top when the other side is empty, else one merge of the two.
    * Valid until the queue changes.
    */
-  def aggregate(): InternalRow = {
+  override def aggregate(): InternalRow = {
     if (frontSize == 0) {
       backAggregate // the back's running aggregate is the whole queue
     } else if (backSize == 0 && buffers.partialsEvaluable) {
@@ -129,7 +129,7 @@ final class TwoStacks(buffers: AggregateBuffers) extends WindowContents {
     result
   }
 
-  def clear(): Unit = {
+  override def clear(): Unit = {
     java.util.Arrays.fill(backPartials.asInstanceOf[Array[AnyRef]], 0, backSize, null)
     java.util.Arrays.fill(frontAggregates.asInstanceOf[Array[AnyRef]], 0, frontSize, null)
     backSize = 0

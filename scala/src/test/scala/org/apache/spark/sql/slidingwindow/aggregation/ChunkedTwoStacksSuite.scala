@@ -1,6 +1,5 @@
 package org.apache.spark.sql.slidingwindow.aggregation
 
-import scala.collection.mutable
 import scala.util.Random
 
 import org.junit.Assert._
@@ -15,29 +14,8 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
  */
 class ChunkedTwoStacksSuite {
 
-  class Checked(chunkSize: Int, memoryBytes: Long) {
-    val buffers: AggregateBuffers = standardBuffers()
-    val queue = new ChunkedTwoStacks(buffers, chunkSize, memoryBytes)
-    val model = mutable.Queue.empty[(Long, Seq[Row])]
-    private var nextId = 0
-
-    def push(time: Long, values: Seq[Option[Long]]): Unit = {
-      val rows = values.map { v => nextId += 1; Row(time, v, nextId) }
-      queue.push(time, partialOf(buffers, rows))
-      model.enqueue((time, rows))
-    }
-
-    def evictBefore(time: Long): Unit = {
-      queue.evictBefore(time)
-      while (model.nonEmpty && model.head._1 < time) model.dequeue()
-    }
-
-    def check(context: => String): Unit = {
-      assertEquals(context, model.isEmpty, queue.isEmpty)
-      assertEquals(context, expected(model.toSeq.flatMap(_._2)),
-        result(buffers.evaluate(queue.aggregate())))
-    }
-  }
+  class Checked(chunkSize: Int, memoryBytes: Long, buffers: AggregateBuffers = standardBuffers())
+    extends CheckedQueue(buffers, new ChunkedTwoStacks(buffers, chunkSize, memoryBytes))
 
   @Test def randomOperationSequences(): Unit = {
     val rnd = new Random(3)
@@ -57,7 +35,7 @@ class ChunkedTwoStacksSuite {
           case 8 =>
             c.evictBefore(time - rnd.nextInt(40)) // often skips whole chunks, or nothing
           case _ =>
-            if (rnd.nextInt(8) == 0) { c.queue.clear(); c.model.clear() }
+            if (rnd.nextInt(8) == 0) c.clear()
         }
         c.check(s"sequence $seq (chunk $chunk, memory $memory), op $op")
       }

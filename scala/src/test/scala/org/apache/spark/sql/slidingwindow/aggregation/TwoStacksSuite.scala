@@ -1,6 +1,5 @@
 package org.apache.spark.sql.slidingwindow.aggregation
 
-import scala.collection.mutable
 import scala.util.Random
 
 import org.junit.Assert._
@@ -15,30 +14,12 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
  */
 class TwoStacksSuite {
 
-  /** The queue under test next to its model: the (time, rows) elements it should hold. */
-  class Checked(val buffers: AggregateBuffers = standardBuffers()) {
-    val queue = new TwoStacks(buffers)
-    val model = mutable.Queue.empty[(Long, Seq[Row])]
-    private var nextId = 0
-
-    def push(time: Long, values: Seq[Option[Long]]): Unit = {
-      val rows = values.map { v => nextId += 1; Row(time, v, nextId) }
-      queue.push(time, partialOf(buffers, rows))
-      model.enqueue((time, rows))
-    }
-
-    def evictBefore(time: Long): Unit = {
-      queue.evictBefore(time)
-      while (model.nonEmpty && model.head._1 < time) model.dequeue()
-    }
-
-    def clear(): Unit = { queue.clear(); model.clear() }
-
-    def check(context: => String): Unit = {
+  class Checked(buffers: AggregateBuffers = standardBuffers())
+    extends CheckedQueue(buffers, new TwoStacks(buffers)) {
+    override def check(context: => String): Unit = {
+      super.check(context)
       assertEquals(context, model.size, queue.size)
-      assertEquals(context, model.isEmpty, queue.isEmpty)
       if (model.nonEmpty) assertEquals(context, model.head._1, queue.oldestTime)
-      assertEquals(context, expected(model.toSeq.flatMap(_._2)), result(buffers.evaluate(queue.aggregate())))
     }
   }
 
