@@ -88,8 +88,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     val groups = index.groupsUpTo(evictionWatermark)
     groups.foreach { group =>
       val sink = new Sink(group, out, (_, end) => end > previous)
-      loadGroup(group, t => t >= from && t <= evictionWatermark)
-        .foreach { case (t, p) => sweep.add(t, p, sink) }
+      loadGroup(group, from, evictionWatermark).foreach { case (t, p) => sweep.add(t, p, sink) }
       sweep.closeThrough(evictionWatermark, sink)
       sweep.reset()
     }
@@ -109,8 +108,13 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     // end for a left window; for a right window, the time before its start and the next one):
     // only the stored partials within S + 1 of a new time are swept.
     val sink = new Sink(group, out, (start, _) => newTimeWithin(start - 1, start + sizeMicros))
-    loadGroup(group, t => newTimeWithin(t - sizeMicros - 1, t + sizeMicros + 1))
-      .foreach { case (t, p) => sweep.add(t, p, sink) }
+    val reach = sizeMicros + 1
+    val from = if (newTimes.head < Long.MinValue + reach) Long.MinValue else newTimes.head - reach
+    val to = if (newTimes.last > Long.MaxValue - reach) Long.MaxValue else newTimes.last + reach
+    loadGroup(group, from, to)
+      .foreach { case (t, p) =>
+        if (newTimeWithin(t - sizeMicros - 1, t + sizeMicros + 1)) sweep.add(t, p, sink)
+      }
     sweep.finish(sink)
   }
 

@@ -63,6 +63,13 @@ case class StreamingWindowedAggregateExec(
   override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
     Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"))
 
+  /**
+   * RocksDB keeps a time-ordered index in a column family and the data ordered by time within a
+   * group; other providers scan their state.
+   */
+  private def ordered: Boolean =
+    conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) == classOf[RocksDBStateStoreProvider].getName
+
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
     eventTimeWatermarkForEviction.exists(newInputWatermark > _)
 
@@ -70,7 +77,7 @@ case class StreamingWindowedAggregateExec(
       hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
     // Schema format v2 records one column family; the time index is derived from the data.
     val data = StateStoreColFamilySchema(layout.dataFamily, 0.toShort, layout.dataKeySchema,
-      0.toShort, layout.valueSchema, Some(layout.dataEncoder), None)
+      0.toShort, layout.valueSchema, Some(layout.dataEncoder(ordered)), None)
     List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
       getStateInfo, hadoopConf, List(data), session.sessionState, stateSchemaVersion))
   }
@@ -90,12 +97,10 @@ case class StreamingWindowedAggregateExec(
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000)
     val numWindows = longMetric("numWindowsEmitted")
     val bufferConf = WindowBufferConf(conf)
-    // RocksDB keeps a time-ordered index in a column family; other providers scan their state.
-    val ordered = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) ==
-      classOf[RocksDBStateStoreProvider].getName
+    val ordered = this.ordered
 
     child.execute().mapPartitionsWithStateStore(
-      getStateInfo, layout.dataKeySchema, layout.valueSchema, layout.dataEncoder,
+      getStateInfo, layout.dataKeySchema, layout.valueSchema, layout.dataEncoder(ordered),
       session.sessionState, Some(session.streams.stateStoreCoordinator),
       useColumnFamilies = ordered) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()

@@ -45,15 +45,12 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) {
 
   def process(input: Iterator[InternalRow]): Seq[InternalRow]
 
-  /** The stored (time, value) entries of a group whose time is kept, ascending by time. */
-  protected def loadGroup(group: UnsafeRow, keep: Long => Boolean = _ => true): Array[(Long, UnsafeRow)] = {
-    val iter = store.prefixScan(group, layout.dataFamily)
-    try {
-      iter.map(p => (p.key.getLong(layout.groupWidth), p.value))
-        .collect { case (t, v) if keep(t) => (t, v.copy()) }
-        .toArray.sortBy(_._1)
-    } finally iter.close()
-  }
+  /** The stored (time, value) entries of a group within [from, to], ascending by time. */
+  protected def loadGroup(
+      group: UnsafeRow,
+      from: Long = Long.MinValue,
+      to: Long = Long.MaxValue): Array[(Long, UnsafeRow)] =
+    index.groupEntries(group, from, to).toArray.sortBy(_._1)
 
   /** Collects the windows of one group that `wanted(start, end)` accepts as output rows. */
   protected final class Sink(

@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, GenericInternalRow, JoinedRow, Literal, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.execution.streaming.state.{PrefixKeyScanStateEncoderSpec, RangeKeyScanStateEncoderSpec, StateStore}
+import org.apache.spark.sql.execution.streaming.state.{KeyStateEncoderSpec, PrefixKeyScanStateEncoderSpec, RangeKeyScanStateEncoderSpec, StateStore, TimestampAsPostfixKeyStateEncoderSpec}
 import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType}
 
@@ -29,7 +29,13 @@ final class WindowStateLayout(keys: Seq[Attribute], val valueSchema: StructType)
   val groupWidth: Int = groupFields.length
 
   val dataKeySchema: StructType = StructType(groupFields :+ timeField)
-  val dataEncoder = PrefixKeyScanStateEncoderSpec(dataKeySchema, groupWidth)
+  /**
+   * With RocksDB (`ordered`), data keys are ordered by time within a group, so a group's partials
+   * in a time range are read by range scan; other providers read a group by prefix scan.
+   */
+  def dataEncoder(ordered: Boolean): KeyStateEncoderSpec =
+    if (ordered) TimestampAsPostfixKeyStateEncoderSpec(dataKeySchema)
+    else PrefixKeyScanStateEncoderSpec(dataKeySchema, groupWidth)
   val dataFamily: String = StateStore.DEFAULT_COL_FAMILY_NAME
 
   val indexKeySchema: StructType = StructType(timeField +: groupFields)

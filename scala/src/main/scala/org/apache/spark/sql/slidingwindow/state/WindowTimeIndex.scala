@@ -18,6 +18,8 @@ sealed trait WindowTimeIndex {
   def groupsUpTo(maxTime: Long): Seq[UnsafeRow]
   /** Removes every entry with time < `bound`; returns how many. */
   def removeBefore(bound: Long): Long
+  /** The (time, value) entries of a group with `from <= time <= to`, in no particular order. */
+  def groupEntries(group: UnsafeRow, from: Long, to: Long): Iterator[(Long, UnsafeRow)]
 }
 
 object WindowTimeIndex {
@@ -38,8 +40,25 @@ object WindowTimeIndex {
       row
     }
 
+    private val dataKeyOf = layout.dataKeyOfGroup()
+
     override def added(dataKey: UnsafeRow): Unit =
       store.put(indexOfData(dataKey), nothing, layout.indexFamily)
+
+    override def groupEntries(group: UnsafeRow, from: Long, to: Long): Iterator[(Long, UnsafeRow)] = {
+      val iter =
+        if (to == Long.MaxValue) {
+          store.prefixScan(group, layout.dataFamily)
+        } else { // range scans are end-exclusive
+          val start = dataKeyOf(group, from).copy()
+          store.rangeScan(Some(start), Some(dataKeyOf(group, to + 1).copy()), layout.dataFamily)
+        }
+      try {
+        iter.map(p => (p.key.getLong(layout.groupWidth), p.value))
+          .collect { case (t, v) if t >= from && t <= to => (t, v.copy()) }
+          .toArray.iterator
+      } finally iter.close()
+    }
 
     override def removed(dataKey: UnsafeRow): Unit =
       store.remove(indexOfData(dataKey), layout.indexFamily)
@@ -80,6 +99,15 @@ object WindowTimeIndex {
     private val time = layout.groupWidth
 
     override def added(dataKey: UnsafeRow): Unit = ()
+
+    override def groupEntries(group: UnsafeRow, from: Long, to: Long): Iterator[(Long, UnsafeRow)] = {
+      val iter = store.prefixScan(group, layout.dataFamily)
+      try {
+        iter.map(p => (p.key.getLong(time), p.value))
+          .collect { case (t, v) if t >= from && t <= to => (t, v.copy()) }
+          .toArray.iterator
+      } finally iter.close()
+    }
     override def removed(dataKey: UnsafeRow): Unit = ()
 
     private def dataKeysWhere(take: Long => Boolean): Seq[UnsafeRow] = {
