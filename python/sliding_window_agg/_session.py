@@ -11,6 +11,8 @@ from typing import Optional, Tuple
 from pyspark.sql import SparkSession
 
 EXTENSION_CLASS = "org.apache.spark.sql.slidingwindow.SlidingWindowExtensions"
+"""The value for `spark.sql.extensions`: the class that registers `sliding_window` and
+`batch_window` and the rules and operators behind them."""
 _JAR_NAME = "sliding-window-agg.jar"
 # Written into the jar by buildtools/scala_build.py (pip install, pip wheel, editable installs
 # and the test suite's rebuild all go through build_main_jar): "spark.version=<version of the
@@ -39,19 +41,42 @@ HOW_TO_LOAD_CONNECT = (
 
 
 class ExtensionNotLoadedError(RuntimeError):
-    """The Spark session was started without the sliding-window-agg extension."""
+    """The Spark session was started without the sliding-window-agg extension.
+
+    `sliding_window`, `batch_window` and `sliding_window_agg` raise it. The message says how to
+    load the extension for that kind of session: with `configure` before the session starts,
+    with `--jars` and `--conf spark.sql.extensions=...` on the command that starts Spark, or on
+    the Spark Connect server for a Connect client.
+    """
 
 
 class SparkVersionMismatchError(RuntimeError):
-    """The bundled jar was built for another Spark major.minor version than the running Spark."""
+    """The bundled jar was built for another Spark major.minor version than the running Spark.
+
+    Raised by `configure` and `check_spark_version`. The extension uses Spark's internal
+    (Catalyst) APIs, which change between minor versions; the message says which Spark the jar
+    needs and how to get a matching pair.
+    """
 
 
 class SparkVersionWarning(UserWarning):
-    """The bundled jar was built for another patch release of the running Spark minor version."""
+    """The bundled jar was built for another patch release of the running Spark minor version.
+
+    Issued by `configure` and `check_spark_version`: expected to work, but not tested.
+    """
 
 
 def jar_path() -> str:
-    """Absolute path of the jar bundled in this package."""
+    """Absolute path of the jar bundled in this package.
+
+    Use it with `--jars` when Spark is started by another command than `configure`:
+
+        spark-submit --jars "$(python -c 'import sliding_window_agg as s; print(s.jar_path())')" \\
+          --conf spark.sql.extensions=org.apache.spark.sql.slidingwindow.SlidingWindowExtensions app.py
+
+    Raises:
+        FileNotFoundError: the jar is missing; reinstalling the package builds and bundles it.
+    """
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jars", _JAR_NAME)
     if not os.path.exists(path):
         raise FileNotFoundError(
@@ -107,10 +132,16 @@ def check_spark_version(running: Optional[str] = None, jar: Optional[str] = None
     """Checks that the bundled jar was built for the running Spark.
 
     The extension plugs into Spark's internal (Catalyst) APIs, which change between minor
-    releases, so the major.minor versions must match: otherwise raises
-    :class:`SparkVersionMismatchError`. A different patch release of the same minor version is
-    accepted with a :class:`SparkVersionWarning`. ``running`` defaults to the version of the
-    Spark that pyspark starts (:func:`running_spark_version`).
+    releases, so the major.minor versions must match. A different patch release of the same
+    minor version is accepted with a `SparkVersionWarning`. `configure` calls it.
+
+    Args:
+        running: the Spark version to check against; by default the version of the Spark that
+            pyspark starts (`$SPARK_HOME`, else the pyspark package's own Spark).
+        jar: the jar to check; by default the bundled one (`jar_path()`).
+
+    Raises:
+        SparkVersionMismatchError: the jar was built for another major.minor version.
     """
     where = "the running Spark"
     if running is None:
@@ -160,18 +191,33 @@ def _connect_server_url(builder: SparkSession.Builder) -> Optional[str]:
 def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> SparkSession.Builder:
     """Adds the bundled jar and the extension to a session builder and returns it.
 
-    Settings already on the builder are kept: the jar is appended to ``spark.jars`` and the
-    extension to ``spark.sql.extensions``. First checks that the jar was built for the Spark
-    that pyspark will start (same major.minor version, see :func:`check_spark_version`);
-    ``check_version=False`` skips that check.
+    Settings already on the builder are kept: the jar is appended to `spark.jars` and the
+    extension to `spark.sql.extensions`, each at most once. The extension is a static setting,
+    so call `configure` before `getOrCreate()`; a session that already runs is not changed.
 
-    With ``builder.remote("sc://...")`` (a separate Spark Connect server) the jar and the
+    With `builder.remote("sc://...")` (a separate Spark Connect server) the jar and the
     extension must be given to the server when it starts; a client cannot load them, so the
-    builder is returned unchanged and :func:`sliding_window` reports a server that lacks the
-    extension. ``builder.remote("local[...]")`` starts a server in this process, which gets
+    builder is returned unchanged and `sliding_window` reports a server that lacks the
+    extension. `builder.remote("local[...]")` starts a server in this process, which gets
     the jar and the extension as for a classic session.
 
-    >>> spark = configure(SparkSession.builder.master("local[2]")).getOrCreate()
+    Args:
+        builder: the session builder, such as `SparkSession.builder.master("local[2]")`.
+        check_version: first check that the jar was built for the Spark that pyspark will
+            start (same major.minor version, see `check_spark_version`).
+
+    Returns:
+        The same builder.
+
+    Raises:
+        SparkVersionMismatchError: the jar was built for another Spark minor version.
+        ExtensionNotLoadedError: this process already runs a Spark driver started without the
+            jar (spark-submit or the pyspark shell without `--jars`).
+
+    Example:
+        ```python
+        spark = configure(SparkSession.builder.master("local[2]")).getOrCreate()
+        ```
     """
     if _connect_server_url(builder) is not None:
         return builder
@@ -217,8 +263,11 @@ def _lists_extension(spark: SparkSession) -> bool:
 
 
 def is_loaded(spark: SparkSession) -> bool:
-    """Whether ``spark`` was started with the extension (``spark.sql.extensions`` lists it and
-    its functions are registered: the driver could load its classes)."""
+    """Whether `spark` was started with the extension.
+
+    True when `spark.sql.extensions` lists `EXTENSION_CLASS` and its functions are registered
+    (the driver could load its classes).
+    """
     return _lists_extension(spark) and spark.catalog.functionExists("sliding_window")
 
 

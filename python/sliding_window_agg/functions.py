@@ -16,17 +16,34 @@ def _col(c: ColumnOrName) -> Column:
 
 
 def sliding_window(time: ColumnOrName, size: str) -> Column:
-    """Groups rows into the KIP-450 sliding windows of ``size`` over ``time``.
+    """Groups rows into the KIP-450 sliding windows of `size` over `time`.
 
-    Use it in ``groupBy``, like ``pyspark.sql.functions.session_window``: one window per distinct
-    set of rows that a window of ``size`` can hold, both bounds inclusive. The resulting column
-    ``sliding_window`` is a ``struct<start, end>`` of the time column's type. Rows with a null
+    Use it in `groupBy`, like `pyspark.sql.functions.session_window`: one window per distinct
+    set of rows that a window of `size` can hold, both bounds inclusive. The resulting column
+    `sliding_window` is a `struct<start, end>` of the time column's type. Rows with a null
     time belong to no window.
 
-    :param time: a TIMESTAMP or TIMESTAMP_NTZ column, or its name.
-    :param size: a positive fixed-length duration, such as ``"10 seconds"`` or ``"5 minutes"``.
+    On a streaming DataFrame, put a watermark on `time` first, such as
+    `withWatermark("ts", "5 seconds")`: append mode emits each window once, when the watermark
+    passes its end.
 
-    >>> df.groupBy("user", sliding_window("ts", "10 seconds")).agg(F.sum("amount"))
+    The column calls the SQL function by name (`F.call_function("sliding_window", ...)`), so it
+    works on Spark Connect too. Spark checks the arguments when the aggregation is analysed.
+
+    Args:
+        time: a TIMESTAMP or TIMESTAMP_NTZ column, or its name.
+        size: a positive fixed-length duration, such as `"10 seconds"` or `"5 minutes"`.
+
+    Returns:
+        The grouping column `sliding_window`.
+
+    Raises:
+        ExtensionNotLoadedError: the active Spark session lacks the extension.
+
+    Example:
+        ```python
+        df.groupBy("user", sliding_window("ts", "10 seconds")).agg(F.sum("amount"))
+        ```
     """
     require_extension(active_session())
     # call_function resolves the function by name on the server: works on Spark Connect too.
@@ -34,25 +51,35 @@ def sliding_window(time: ColumnOrName, size: str) -> Column:
 
 
 def batch_window(time: ColumnOrName, size: str, order: Optional[ColumnOrName] = None) -> Column:
-    """Groups rows into batch windows of ``size``: tumbling windows chosen by stream time.
+    """Groups rows into batch windows of `size`: tumbling windows chosen by stream time.
 
-    Use it in ``groupBy``, like ``pyspark.sql.functions.window``. Each row goes to the window
-    ``[floor(st / size) * size, + size)`` of its group's stream time ``st`` when the row is
+    Use it in `groupBy`, like `pyspark.sql.functions.window`. Each row goes to the window
+    `[floor(st / size) * size, + size)` of its group's stream time `st` when the row is
     applied: the largest time the group has seen so far (and, in a stream, at least the
     watermark of the micro-batch). Late rows are therefore never dropped: they join the current
-    window. The resulting column ``batch_window`` is a ``struct<start, end>`` (start inclusive,
+    window. The resulting column `batch_window` is a `struct<start, end>` (start inclusive,
     end exclusive) of the time column's type. Rows with a null time belong to no window.
 
-    Rows are applied in time order (the result then equals ``window(time, size)``), or in the
-    order of ``order`` when given, such as a source offset giving the arrival order. A stream
-    applies a group's rows in time order within a micro-batch (or by ``order``), and micro-batches
+    Rows are applied in time order (the result then equals `window(time, size)`), or in the
+    order of `order` when given, such as a source offset giving the arrival order. A stream
+    applies a group's rows in time order within a micro-batch (or by `order`), and micro-batches
     in arrival order.
 
-    :param time: a TIMESTAMP or TIMESTAMP_NTZ column, or its name.
-    :param size: a positive fixed-length duration, such as ``"5 seconds"``.
-    :param order: optional sortable column, or its name, giving the order rows are applied in.
+    Args:
+        time: a TIMESTAMP or TIMESTAMP_NTZ column, or its name.
+        size: a positive fixed-length duration, such as `"5 seconds"`.
+        order: a sortable column, or its name, giving the order rows are applied in.
 
-    >>> df.groupBy("user", batch_window("ts", "5 seconds")).agg(F.collect_list("payload"))
+    Returns:
+        The grouping column `batch_window`.
+
+    Raises:
+        ExtensionNotLoadedError: the active Spark session lacks the extension.
+
+    Example:
+        ```python
+        df.groupBy("user", batch_window("ts", "5 seconds")).agg(F.collect_list("payload"))
+        ```
     """
     require_extension(active_session())
     args = [_col(time), F.lit(size)] + ([] if order is None else [_col(order)])
@@ -66,12 +93,29 @@ def sliding_window_agg(
     size: str,
     aggs: Iterable[Column],
 ) -> DataFrame:
-    """Aggregates ``df`` over the sliding windows of ``size`` per ``by`` group.
+    """Aggregates `df` over the sliding windows of `size` per `by` group.
 
-    Equivalent to ``df.groupBy(*by, sliding_window(time, size)).agg(*aggs)``: the result has the
-    ``by`` columns, the ``sliding_window`` column and one column per aggregate.
+    Equivalent to `df.groupBy(*by, sliding_window(time, size)).agg(*aggs)`: the result has the
+    `by` columns, the `sliding_window` column and one column per aggregate.
 
-    >>> sliding_window_agg(df, by=["user"], time="ts", size="10 seconds", aggs=[F.sum("amount")])
+    Args:
+        df: the rows to aggregate, batch or streaming.
+        by: one grouping column or column name, or an iterable of them (`[]` for none).
+        time: the TIMESTAMP or TIMESTAMP_NTZ column, or its name.
+        size: a positive fixed-length duration, such as `"10 seconds"`.
+        aggs: at least one aggregate column.
+
+    Returns:
+        The windows: the `by` columns, `sliding_window`, then the aggregates.
+
+    Raises:
+        ValueError: `aggs` is empty.
+        ExtensionNotLoadedError: the session of `df` lacks the extension.
+
+    Example:
+        ```python
+        sliding_window_agg(df, by=["user"], time="ts", size="10 seconds", aggs=[F.sum("amount")])
+        ```
     """
     require_extension(df.sparkSession)
     keys = [by] if isinstance(by, (str, Column)) else list(by)
