@@ -122,7 +122,7 @@ def test_tiny_chunks_spilled_to_disk_give_the_same_windows(spark):
     disk and comes back (the bounded-memory path that a huge window takes)."""
     size_text, size = "1 second", SEC
     events = generate_cases(random.Random("spill"), size, 30)
-    spark.conf.set("spark.sql.slidingWindow.buffer.chunkSize", "3")
+    spark.conf.set("spark.sql.slidingWindow.buffer.chunkBytes", "64b")
     spark.conf.set("spark.sql.slidingWindow.buffer.memory", "0b")
     try:
         out = (events_df(spark, events)
@@ -132,7 +132,7 @@ def test_tiny_chunks_spilled_to_disk_give_the_same_windows(spark):
                .select("case", "k", *window_micros(), "n", "total", "ts_in_order"))
         got = rows_by_window(out.collect(), ["case", "k"])
     finally:
-        spark.conf.unset("spark.sql.slidingWindow.buffer.chunkSize")
+        spark.conf.unset("spark.sql.slidingWindow.buffer.chunkBytes")
         spark.conf.unset("spark.sql.slidingWindow.buffer.memory")
     expected = sliding_windows(events, size, key=lambda r: (r[0], r[1]), time=lambda r: r[2])
     expected = {(k[0], k[1], s, e): m for (k, s, e), m in expected.items()}

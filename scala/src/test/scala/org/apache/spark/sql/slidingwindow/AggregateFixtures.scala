@@ -1,10 +1,12 @@
 package org.apache.spark.sql.slidingwindow
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, GenericInternalRow, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, CollectList, Complete, Count, First, Last, Max, Sum}
-import org.apache.spark.sql.slidingwindow.aggregation.AggregateBuffers
-import org.apache.spark.sql.types.{IntegerType, LongType}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, WindowContents}
+import org.apache.spark.sql.slidingwindow.execution.WindowRowWriter
+import org.apache.spark.sql.slidingwindow.expressions.WindowFunction
+import org.apache.spark.sql.types.{IntegerType, LongType, TimestampType}
 
 /**
  * Shared test fixture (not a suite): input rows (t, v, id), a standard set of aggregates built by
@@ -28,6 +30,53 @@ object AggregateFixtures {
     agg(CollectList(id)), agg(new First(id)), agg(new Last(id)))
 
   def standardBuffers(): AggregateBuffers = new AggregateBuffers(standard, input)
+
+  /**
+   * count(1), sum(v), max(v), first(id), last(id): declarative functions only, which take the
+   * generated fast paths (one projection per partial, merge, and window row). Results read as
+   * [[Result]]s with no `ids`.
+   */
+  val declarative: Seq[AggregateExpression] = Seq(
+    agg(Count(Seq(Literal(1)))), agg(Sum(value)), agg(Max(value)), agg(new First(id)), agg(new Last(id)))
+
+  /** A set of aggregates, how to read its results, and what they should be. */
+  case class AggregateSet(name: String, aggregates: Seq[AggregateExpression]) {
+    private val typed = aggregates.size == standard.size
+    def buffers(): AggregateBuffers = new AggregateBuffers(aggregates, input)
+    def read(r: InternalRow): Result =
+      if (typed) result(r)
+      else Result(r.getLong(0), opt(r, 1, r.getLong), opt(r, 2, r.getLong), Nil,
+        opt(r, 3, r.getInt), opt(r, 4, r.getInt))
+    def expect(rows: Seq[Row]): Result = if (typed) expected(rows) else expected(rows).copy(ids = Nil)
+
+    /**
+     * The results of a window's contents, computed both ways: evaluated by the buffers, and
+     * as the output row the operators write (generated from the two parts when declarative).
+     */
+    def evaluateBothWays(buffers: AggregateBuffers, contents: WindowContents): (Result, Result) = {
+      val parts = new AggregateParts
+      contents.aggregate(parts)
+      val evaluated = read(buffers.evaluate(parts))
+      val row = writer(buffers).write(InternalRow.empty, 0L, 1L, contents)
+      val results = new GenericInternalRow(aggregates.map(_.aggregateFunction.dataType).zipWithIndex
+        .map { case (t, i) => row.get(i + 1, t) }.toArray[Any])
+      (evaluated, read(results))
+    }
+
+    private val writers = scala.collection.mutable.Map.empty[AggregateBuffers, WindowRowWriter]
+    private def writer(buffers: AggregateBuffers): WindowRowWriter = writers.getOrElseUpdate(buffers, {
+      val window = AttributeReference("w", WindowFunction.windowType(TimestampType))()
+      val results = aggregates.map(_.resultAttribute)
+      new WindowRowWriter(Nil, window, results, window +: results, buffers)
+    })
+  }
+
+  private def opt[T](r: InternalRow, i: Int, get: Int => T): Option[T] =
+    if (r.isNullAt(i)) None else Some(get(i))
+
+  val standardSet: AggregateSet = AggregateSet("with typed aggregates", standard)
+  val declarativeSet: AggregateSet = AggregateSet("declarative only", declarative)
+  val aggregateSets: Seq[AggregateSet] = Seq(standardSet, declarativeSet)
 
   /** One input row; `v` may be null (None). */
   case class Row(t: Long, v: Option[Long], id: Int) {
@@ -53,11 +102,11 @@ object AggregateFixtures {
       rows.map(_.id), rows.headOption.map(_.id), rows.lastOption.map(_.id))
   }
 
-  /** The frozen partial of `rows` (all at one time), updated in order. */
+  /** The frozen partial of `rows` (all at one time), updated in order; a copy. */
   def partialOf(buffers: AggregateBuffers, rows: Seq[Row]): InternalRow = {
     val buffer = buffers.newBuffer()
     rows.foreach(r => buffers.update(buffer, r.internal))
-    buffers.freeze(buffer)
+    buffers.freeze(buffer).copy()
   }
 }
 

@@ -1,20 +1,26 @@
 package org.apache.spark.sql.slidingwindow.aggregation
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, BindReferences, BoundReference, EmptyRow, GenericInternalRow, If, JoinedRow, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BasePredicate, BindReferences, BoundReference, EmptyRow, Expression, GenericInternalRow, If, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
 import org.apache.spark.sql.types.DataType
 
 /**
  * Initialise, update, merge and evaluate the aggregation buffer of any mix of Catalyst aggregate
  * functions (declarative, imperative, typed imperative such as collect_list or Scala
- * `Aggregator`s), with FILTER clauses: the four primitives Two-Stacks needs, in the same way
- * Spark's AggregationIterator drives them.
+ * `Aggregator`s), with FILTER clauses: the primitives Two-Stacks needs, driven the way Spark's
+ * AggregationIterator drives them.
  *
  * Buffers come in two forms:
  *  - working buffers ([[newBuffer]]): mutable, typed aggregates hold their JVM object;
- *  - frozen partials ([[freeze]]): immutable [[UnsafeRow]]s, typed aggregates serialized. Only
- *    frozen partials are ever merged into another buffer or kept, so no JVM object is shared.
+ *  - frozen partials: immutable [[UnsafeRow]]s, typed aggregates serialized. Only frozen partials
+ *    are ever merged into another buffer or kept, so no JVM object is shared.
+ *
+ * When every function is [[declarative]] (count, sum, min, max, avg, first, last, max_by, ...),
+ * the hot operations are single generated projections straight into UnsafeRows: the partial of
+ * one row ([[partialOfRow]]), the merge of two partials ([[mergePartials]]), and, in
+ * [[org.apache.spark.sql.slidingwindow.execution.WindowRowWriter]], the output row of a window
+ * from its two parts ([[mergedEvaluateExpressions]]).
  *
  * Merge order is significant (collect_list, first, last): `merge(b, p)` means "b, then p".
  *
@@ -43,12 +49,17 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
     }.toArray
   }
 
-  private val bufferAttributes = functions.toSeq.flatMap(_.aggBufferAttributes)
-  private val inputBufferAttributes = functions.toSeq.flatMap(_.inputAggBufferAttributes)
+  /** The buffer's columns, and the same columns as the right-hand side of a merge. */
+  val bufferAttributes: Seq[AttributeReference] = functions.toSeq.flatMap(_.aggBufferAttributes)
+  val inputBufferAttributes: Seq[AttributeReference] = functions.toSeq.flatMap(_.inputAggBufferAttributes)
   val bufferTypes: Array[DataType] = bufferAttributes.map(_.dataType).toArray
+  def numBufferFields: Int = bufferTypes.length
 
-  private def declarativeOr(noOp: AggregateFunction => Seq[org.apache.spark.sql.catalyst.expressions.Expression])(
-      pick: DeclarativeAggregate => Seq[org.apache.spark.sql.catalyst.expressions.Expression]) =
+  /** Every function is declarative: its buffers are plain values that expressions compute. */
+  val declarative: Boolean = functions.forall(_.isInstanceOf[DeclarativeAggregate])
+
+  private def declarativeOr(noOp: AggregateFunction => Seq[Expression])(
+      pick: DeclarativeAggregate => Seq[Expression]) =
     functions.toSeq.flatMap {
       case d: DeclarativeAggregate => pick(d)
       case f => noOp(f)
@@ -59,20 +70,41 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
   // FILTER applies to rows (update), never to partials (merge), as in AggregationIterator.
   private val filters = aggregates.map(_.filter)
 
+  private def updateExpressions: Seq[Expression] = functions.toSeq.zip(filters).flatMap {
+    case (d: DeclarativeAggregate, None) => d.updateExpressions
+    case (d: DeclarativeAggregate, Some(cond)) =>
+      d.updateExpressions.zip(d.aggBufferAttributes).map { case (u, a) => If(cond, u, a) }
+    case (f, _) => noOps(f)
+  }
+
+  private def mergeExpressions: Seq[Expression] = declarativeOr(noOps)(_.mergeExpressions)
+
+  /** Replaces, in one pass, each buffer column of `e` by its expression in `by`. */
+  private def substitute(e: Expression, by: Seq[Expression]): Expression = {
+    val replacement = bufferAttributes.map(_.exprId).zip(by).toMap
+    e.transformUp { case a: AttributeReference if replacement.contains(a.exprId) => replacement(a.exprId) }
+  }
+
+  /** Declarative functions only: the results, one per aggregate, over [[bufferAttributes]]. */
+  def evaluateExpressions: Seq[Expression] = {
+    require(declarative)
+    functions.toSeq.map(_.asInstanceOf[DeclarativeAggregate].evaluateExpression)
+  }
+
+  /**
+   * Declarative functions only: the results of merging two buffers, over [[bufferAttributes]]
+   * (the older one) followed by [[inputBufferAttributes]] (the newer one).
+   */
+  def mergedEvaluateExpressions: Seq[Expression] = evaluateExpressions.map(substitute(_, mergeExpressions))
+
   @transient private lazy val initProjection =
     MutableProjection.create(declarativeOr(noOps)(_.initialValues))
 
-  @transient private lazy val updateProjection = MutableProjection.create(
-    functions.toSeq.zip(filters).flatMap {
-      case (d: DeclarativeAggregate, None) => d.updateExpressions
-      case (d: DeclarativeAggregate, Some(cond)) =>
-        d.updateExpressions.zip(d.aggBufferAttributes).map { case (u, a) => If(cond, u, a) }
-      case (f, _) => noOps(f)
-    },
-    bufferAttributes ++ inputAttributes)
+  @transient private lazy val updateProjection =
+    MutableProjection.create(updateExpressions, bufferAttributes ++ inputAttributes)
 
-  @transient private lazy val mergeProjection = MutableProjection.create(
-    declarativeOr(noOps)(_.mergeExpressions), bufferAttributes ++ inputBufferAttributes)
+  @transient private lazy val mergeProjection =
+    MutableProjection.create(mergeExpressions, bufferAttributes ++ inputBufferAttributes)
 
   @transient private lazy val evalProjection = MutableProjection.create(
     functions.toSeq.map {
@@ -80,6 +112,13 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
       case _ => NoOp
     },
     bufferAttributes)
+
+  // Declarative only: the buffer after one update of the initial buffer, from the row alone.
+  @transient private lazy val partialOfRowProjection = UnsafeProjection.create(
+    updateExpressions.map(substitute(_, declarativeOr(noOps)(_.initialValues))), inputAttributes)
+
+  @transient private lazy val mergePartialsProjection =
+    UnsafeProjection.create(mergeExpressions, bufferAttributes ++ inputBufferAttributes)
 
   @transient private lazy val freezeProjection = UnsafeProjection.create(bufferTypes)
 
@@ -100,7 +139,9 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
   @transient private lazy val imperativeResultIndex: Array[(ImperativeAggregate, Int)] =
     functions.zipWithIndex.collect { case (ia: ImperativeAggregate, i) => (ia, i) }
 
-  @transient private lazy val joined = new JoinedRow
+  @transient private lazy val joined = new ConcatRow
+  @transient private lazy val scratch: InternalRow = newBuffer()
+  @transient private lazy val result = new SpecificInternalRow(resultTypes)
 
   /** A new, initialised working buffer. */
   def newBuffer(): InternalRow = {
@@ -131,11 +172,25 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
     }
   }
 
+  /** Declarative functions only: the frozen partial of one row. Reused row. */
+  def partialOfRow(row: InternalRow): UnsafeRow = partialOfRowProjection(row)
+
   /** Merges a frozen partial into a working buffer: `buffer` followed by `partial`. */
   def merge(buffer: InternalRow, partial: InternalRow): Unit = {
     mergeProjection.target(buffer)(joined(buffer, partial))
     var i = 0
     while (i < imperatives.length) { imperatives(i)._1.merge(buffer, partial); i += 1 }
+  }
+
+  /** The frozen partial of `older` followed by `newer`, both frozen partials. Reused row. */
+  def mergePartials(older: InternalRow, newer: InternalRow): UnsafeRow = {
+    if (declarative) {
+      mergePartialsProjection(joined(older, newer))
+    } else {
+      assign(scratch, older)
+      merge(scratch, newer)
+      freeze(scratch)
+    }
   }
 
   /** A new working buffer holding `partial`. */
@@ -161,11 +216,11 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
   /** Whether a frozen partial can be evaluated as it is (no serialized typed buffers in it). */
   def partialsEvaluable: Boolean = typed.isEmpty
 
-  /** Turns a working buffer into an immutable partial. The working buffer is spent. */
+  /** Turns a working buffer into a frozen partial. The working buffer is spent. Reused row. */
   def freeze(buffer: InternalRow): UnsafeRow = {
     var i = 0
     while (i < typed.length) { typed(i)._1.serializeAggregateBufferInPlace(buffer); i += 1 }
-    freezeProjection(buffer).copy()
+    freezeProjection(buffer)
   }
 
   /**
@@ -204,5 +259,16 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
     result
   }
 
-  @transient private lazy val result = new SpecificInternalRow(resultTypes)
+  /** The aggregate results of a window's two parts (any functions). Reused row. */
+  def evaluate(parts: AggregateParts): InternalRow = {
+    if (parts.older == null) {
+      evaluate(parts.newer)
+    } else if (parts.newer == null && partialsEvaluable) {
+      evaluate(parts.older)
+    } else {
+      assign(scratch, parts.older)
+      if (parts.newer != null) merge(scratch, asPartial(parts.newer))
+      evaluate(scratch)
+    }
+  }
 }

@@ -4,21 +4,24 @@ import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.internal.SQLConf
 
 /**
- * How a sliding window's partials are buffered (see [[ChunkedTwoStacks]]): in chunks of
- * `chunkSize` partials, with at most `memoryBytes` of sealed chunks in memory per task before
- * they spill to local disk.
+ * How a sliding window's partials are buffered (see [[TwoStacks]] over [[RowStack]]s): in byte
+ * chunks of up to `chunkBytes`, with at most `memoryBytes` of chunks in memory per window queue
+ * before the oldest spill to local disk.
  */
-case class WindowBufferConf(chunkSize: Int, memoryBytes: Long) {
-  require(chunkSize >= 2, s"chunk size must be at least 2, got $chunkSize")
+case class WindowBufferConf(chunkBytes: Int, memoryBytes: Long) {
+  require(chunkBytes >= 64, s"chunk size must be at least 64 bytes, got $chunkBytes")
+
+  /** The two stacks of a window queue share the memory. */
+  def newStack(numFields: Int): RowStack = new RowStack(numFields, chunkBytes, memoryBytes / 2)
 }
 
 object WindowBufferConf {
-  val chunkSizeKey = "spark.sql.slidingWindow.buffer.chunkSize"
+  val chunkBytesKey = "spark.sql.slidingWindow.buffer.chunkBytes"
   val memoryKey = "spark.sql.slidingWindow.buffer.memory"
 
-  val default: WindowBufferConf = WindowBufferConf(4096, 64L << 20)
+  val default: WindowBufferConf = WindowBufferConf(256 << 10, 64L << 20)
 
   def apply(conf: SQLConf): WindowBufferConf = WindowBufferConf(
-    conf.getConfString(chunkSizeKey, default.chunkSize.toString).toInt,
+    JavaUtils.byteStringAsBytes(conf.getConfString(chunkBytesKey, s"${default.chunkBytes}b")).toInt,
     JavaUtils.byteStringAsBytes(conf.getConfString(memoryKey, s"${default.memoryBytes}b")))
 }

@@ -92,7 +92,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
     }
     val key = dataKeyOf(group, start).copy()
     if (!stored.contains(start)) index.added(key)
-    val value = valueOf(buffers.freeze(windows.aggregate()), windows.streamTime.get)
+    val value = valueOf(buffers.freeze(windows.openAggregate), windows.streamTime.get)
     context.store.put(key, value, layout.dataFamily)
     updatedStateRows += 1
   }

@@ -4,6 +4,7 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.slidingwindow.aggregation.PartialBuilder
 import org.apache.spark.sql.slidingwindow.windows.SlidingWindowSweep
 
 /**
@@ -41,18 +42,16 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   private def ingest(input: Iterator[InternalRow]): mutable.LinkedHashMap[UnsafeRow, mutable.ArrayBuffer[Long]] = {
     val touched = mutable.LinkedHashMap.empty[UnsafeRow, mutable.ArrayBuffer[Long]]
     val late = lateEventsWatermarkMicros.getOrElse(Long.MinValue)
-    val partial = buffers.newBuffer()
+    val partial = new PartialBuilder(buffers)
     var current: UnsafeRow = null
     def flush(): Unit = if (current != null) {
       val stored = store.get(current, layout.dataFamily)
       val merged =
         if (stored == null) {
           index.added(current)
-          buffers.freeze(partial)
+          partial.result
         } else {
-          val b = buffers.materialize(stored)
-          buffers.merge(b, buffers.freeze(partial))
-          buffers.freeze(b)
+          buffers.mergePartials(stored, partial.result)
         }
       store.put(current, merged, layout.dataFamily)
       updatedStateRows += 1
@@ -66,12 +65,13 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
           droppedLateRows += 1
         } else {
           val key = dataKeyOfInput(row)
-          if (current == null || key != current) {
+          if (current != null && key == current) {
+            partial.add(row)
+          } else {
             flush()
             current = key.copy()
-            buffers.initialize(partial)
+            partial.begin(row)
           }
-          buffers.update(partial, row)
         }
       }
     }

@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution}
 import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
@@ -35,6 +35,7 @@ case class StreamingWindowedAggregateExec(
     order: Option[Attribute],
     window: Attribute,
     aggregates: Seq[AggregateExpression],
+    resultExpressions: Seq[NamedExpression],
     stateInfo: Option[StatefulOperatorStateInfo],
     outputMode: Option[OutputMode],
     eventTimeWatermarkForLateEvents: Option[Long],
@@ -44,7 +45,7 @@ case class StreamingWindowedAggregateExec(
   override def nodeName: String = WindowedAggregate.nodeName(definition)
   override def shortName: String = WindowedAggregate.shortName(definition)
 
-  override def output: Seq[Attribute] = (keys :+ window) ++ aggregates.map(_.resultAttribute)
+  override def output: Seq[Attribute] = resultExpressions.map(_.toAttribute)
   override def keyExpressions: Seq[Attribute] = keys
 
   private def appendMode: Boolean = outputMode.contains(InternalOutputModes.Append)
@@ -90,9 +91,9 @@ case class StreamingWindowedAggregateExec(
     val numRemoved = longMetric("numRemovedStateRows")
     val updatesTime = longMetric("allUpdatesTimeMs")
     val commitTime = longMetric("commitTimeMs")
-    val (definition, layout, inputAttributes, out) =
-      (this.definition, this.layout, child.output, output)
-    val (aggregates, time, append) = (this.aggregates, this.time, appendMode)
+    val (definition, layout, inputAttributes) = (this.definition, this.layout, child.output)
+    val (keys, window, aggregates, results) = (this.keys, this.window, this.aggregates, resultExpressions)
+    val (time, append) = (this.time, appendMode)
     val late = eventTimeWatermarkForLateEvents.map(_ * 1000)
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000)
     val numWindows = longMetric("numWindowsEmitted")
@@ -104,10 +105,11 @@ case class StreamingWindowedAggregateExec(
       session.sessionState, Some(session.streams.stateStoreCoordinator),
       useColumnFamilies = ordered) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
+      val buffers = new AggregateBuffers(aggregates, inputAttributes)
+      val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(store, layout,
-        WindowTimeIndex(store, layout, ordered),
-        new AggregateBuffers(aggregates, inputAttributes), bufferConf, definition.sizeMicros, time,
-        inputAttributes, out, append, late, eviction))
+        WindowTimeIndex(store, layout, ordered), buffers, writer, bufferConf, definition.sizeMicros,
+        time, inputAttributes, append, late, eviction))
       val result = processor.process(rows)
       updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
       numDropped += processor.droppedLateRows

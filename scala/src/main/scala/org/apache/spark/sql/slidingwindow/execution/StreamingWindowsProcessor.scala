@@ -16,11 +16,11 @@ final case class StreamingWindowsContext(
     layout: WindowStateLayout,
     index: WindowTimeIndex,
     buffers: AggregateBuffers,
+    writer: WindowRowWriter,
     bufferConf: WindowBufferConf,
     sizeMicros: Long,
     time: Attribute,
     inputAttributes: Seq[Attribute],
-    output: Seq[Attribute],
     appendMode: Boolean,
     lateEventsWatermarkMicros: Option[Long],
     evictionWatermarkMicros: Option[Long])
@@ -37,7 +37,6 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) {
   protected val groupOfData = layout.groupOfData()
   private val outputKeys = layout.outputKeysOfGroup()
   protected val timeOrdinal: Int = inputAttributes.indexWhere(_.exprId == time.exprId)
-  private val writer = new WindowRowWriter(output)
 
   var droppedLateRows = 0L
   var updatedStateRows = 0L
@@ -60,7 +59,7 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) {
     private val keys = outputKeys(group).copy()
     override def window(start: Long, end: Long, contents: WindowContents): Unit = {
       if (wanted(start, end)) {
-        out += writer.write(keys, start, end, buffers.evaluate(contents.aggregate()))
+        out += writer.write(keys, start, end, contents).copy()
       }
     }
   }

@@ -1,20 +1,81 @@
 package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, GenericInternalRow, JoinedRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, CreateNamedStruct, Expression, GetStructField, Literal, MutableProjection, NamedExpression, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, ConcatRow, WindowContents}
+import org.apache.spark.sql.types.StructType
 
-/** Builds the output row of one window: the group's keys, `struct(start, end)`, the results. */
-final class WindowRowWriter(output: Seq[Attribute]) {
-  private val projection = UnsafeProjection.create(output.map(_.dataType).toArray)
-  private val bounds = new GenericInternalRow(2)
-  private val windowColumn = new GenericInternalRow(Array[Any](bounds))
-  private val keyAndWindow = new JoinedRow
-  private val all = new JoinedRow
+/**
+ * Builds the output row of one window: the operator's result expressions (the SELECT list of the
+ * aggregation) over the group's keys, the window column `struct(start, end)` and the aggregate
+ * results, all in one generated projection. With declarative aggregates the results are computed
+ * from the window's two parts inside that projection; otherwise the buffers evaluate them first.
+ *
+ * @param keys              the grouping keys, as the key rows given to [[write]] hold them
+ * @param window            the window column
+ * @param aggregateResults  one attribute per aggregate, in the order of the buffers' aggregates
+ * @param resultExpressions the output, over `keys`, `window` and `aggregateResults`
+ */
+final class WindowRowWriter(
+    keys: Seq[Attribute],
+    window: Attribute,
+    aggregateResults: Seq[Attribute],
+    resultExpressions: Seq[NamedExpression],
+    buffers: AggregateBuffers) {
 
-  /** The row, copied: it stays valid after the next call. */
-  def write(key: InternalRow, start: Long, end: Long, results: InternalRow): UnsafeRow = {
-    bounds.setLong(0, start)
-    bounds.setLong(1, end)
-    projection(all(keyAndWindow(key, windowColumn), results)).copy()
+  private val numKeys = keys.length
+  private val windowType = window.dataType.asInstanceOf[StructType]
+  private val start = AttributeReference("start", windowType.fields(0).dataType, nullable = false)()
+  private val end = AttributeReference("end", windowType.fields(1).dataType, nullable = false)()
+  private val header = keys ++ Seq(start, end)
+
+  /** The output expressions with the window column and the aggregate results replaced. */
+  private def outputOf(results: Seq[Expression]): Seq[Expression] = {
+    val replacement = (window.exprId -> CreateNamedStruct(Seq(Literal("start"), start, Literal("end"), end))) +:
+      aggregateResults.map(_.exprId).zip(results)
+    val byId = replacement.toMap
+    resultExpressions.map(_.transformUp {
+      case a: Attribute if byId.contains(a.exprId) => byId(a.exprId)
+    }.transformUp { // w.start, w.end: the bound itself, not a struct built to be taken apart
+      case GetStructField(CreateNamedStruct(fields), ordinal, _) => fields(2 * ordinal + 1)
+    })
+  }
+
+  private lazy val fromOnePart = UnsafeProjection.create(
+    outputOf(buffers.evaluateExpressions), header ++ buffers.bufferAttributes)
+  private lazy val fromTwoParts = UnsafeProjection.create(outputOf(buffers.mergedEvaluateExpressions),
+    header ++ buffers.bufferAttributes ++ buffers.inputBufferAttributes)
+  private lazy val fromResults = UnsafeProjection.create(outputOf(aggregateResults), header ++ aggregateResults)
+
+  // The keys and bounds of the current window, in one flat row (keys copied once per group).
+  private val headerRow = new SpecificInternalRow(header.map(_.dataType))
+  private val copyKeys = MutableProjection.create(
+    keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) })
+  copyKeys.target(headerRow)
+  private var lastKey: InternalRow = _
+  private val input = new ConcatRow
+  private val parts = new AggregateParts
+
+  /**
+   * The row of the window [start, end] of the group `key` (the same key row for every window of
+   * a group). Reused row: copy it to keep it.
+   */
+  def write(key: InternalRow, start: Long, end: Long, contents: WindowContents): UnsafeRow = {
+    if (key ne lastKey) {
+      copyKeys(key)
+      lastKey = key
+    }
+    headerRow.setLong(numKeys, start)
+    headerRow.setLong(numKeys + 1, end)
+    contents.aggregate(parts)
+    if (!buffers.declarative) {
+      fromResults(input(headerRow, buffers.evaluate(parts)))
+    } else if (parts.older == null) {
+      fromOnePart(input(headerRow, parts.newer))
+    } else if (parts.newer == null) {
+      fromOnePart(input(headerRow, parts.older))
+    } else {
+      fromTwoParts(input(headerRow, parts.older, parts.newer))
+    }
   }
 }

@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.catalyst.util.truncatedString
@@ -15,7 +15,8 @@ import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 /**
  * The physical windowed aggregation of a batch query: its child is clustered by the keys and
  * sorted by (keys, time); every window of every group is produced in one pass, each with O(1)
- * amortized merges of Spark aggregation buffers.
+ * amortized merges of Spark aggregation buffers, and written as `resultExpressions` over the
+ * keys, the window column and the aggregate results.
  */
 case class WindowedAggregateExec(
     definition: WindowDefinition,
@@ -24,11 +25,12 @@ case class WindowedAggregateExec(
     order: Option[Attribute],
     window: Attribute,
     aggregates: Seq[AggregateExpression],
+    resultExpressions: Seq[NamedExpression],
     child: SparkPlan) extends UnaryExecNode {
 
   override def nodeName: String = WindowedAggregate.nodeName(definition)
 
-  override def output: Seq[Attribute] = (keys :+ window) ++ aggregates.map(_.resultAttribute)
+  override def output: Seq[Attribute] = resultExpressions.map(_.toAttribute)
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of input rows"),
@@ -47,19 +49,22 @@ case class WindowedAggregateExec(
     case p => p
   }
 
-  override def outputOrdering: Seq[SortOrder] = keys.map(SortOrder(_, Ascending))
+  // Groups come out one after the other, in key order: as far as the keys are in the output.
+  override def outputOrdering: Seq[SortOrder] =
+    keys.takeWhile(outputSet.contains).map(SortOrder(_, Ascending))
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numInputRows = longMetric("numInputRows")
     val numOutputRows = longMetric("numOutputRows")
     val numGroups = longMetric("numGroups")
     val inputAttributes = child.output
-    val (definition, keys, time, aggregates, out) =
-      (this.definition, this.keys, this.time, this.aggregates, this.output)
+    val (definition, keys, time, window, aggregates, results) =
+      (this.definition, this.keys, this.time, this.window, this.aggregates, this.resultExpressions)
     val bufferConf = WindowBufferConf(conf)
     child.execute().mapPartitionsInternal { rows =>
-      new WindowedAggregationIterator(definition, keys, time, inputAttributes,
-        new AggregateBuffers(aggregates, inputAttributes), bufferConf, out, rows,
+      val buffers = new AggregateBuffers(aggregates, inputAttributes)
+      new WindowedAggregationIterator(definition, keys, time, inputAttributes, buffers, bufferConf,
+        new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers), rows,
         numInputRows, numOutputRows, numGroups)
     }
   }

@@ -11,6 +11,9 @@ import org.apache.spark.sql.slidingwindow.windows.{GroupWindows, WindowSink}
  * Computes the windows of a partition whose rows are clustered by `keys` and sorted within each
  * group in the order the window kind applies them, as a batch query does: each group's rows feed
  * its [[GroupWindows]], and each window it closes becomes one row.
+ *
+ * Windows are pulled one at a time: each call to `hasNext` does bounded steps of work until one
+ * window closes, and the row returned is reused by the next one, as Spark operators do.
  */
 final class WindowedAggregationIterator(
     definition: WindowDefinition,
@@ -19,7 +22,7 @@ final class WindowedAggregationIterator(
     inputAttributes: Seq[Attribute],
     buffers: AggregateBuffers,
     bufferConf: WindowBufferConf,
-    output: Seq[Attribute],
+    writer: WindowRowWriter,
     input: Iterator[InternalRow],
     numInputRows: SQLMetric,
     numOutputRows: SQLMetric,
@@ -27,28 +30,29 @@ final class WindowedAggregationIterator(
 
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
   private val timeOrdinal = inputAttributes.indexWhere(_.exprId == time.exprId)
-  private val writer = new WindowRowWriter(output)
   private val windows = GroupWindows(definition, buffers, bufferConf)
-  private val ready = new java.util.ArrayDeque[InternalRow]()
 
+  private var ready: UnsafeRow = _ // the next window's row, once one has closed
   private var groupKey: UnsafeRow = _
   private var nextGroupRow: InternalRow = _ // first row of the next group, once this one is done
   private var finished = false
   private var inputDone = false
 
   override def hasNext: Boolean = {
-    while (ready.isEmpty && !inputDone) step()
-    !ready.isEmpty
+    while (ready == null && !inputDone) step()
+    ready != null
   }
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException
-    ready.poll()
+    val row = ready
+    ready = null
+    row
   }
 
-  /** One bounded piece of work: close some windows, or take one row. */
+  /** One bounded piece of work that closes at most one window: close one, or take one row. */
   private def step(): Unit = {
-    if (windows.closeReady(this, WindowedAggregationIterator.windowsPerStep)) return
+    if (windows.closeReady(this, 1) || ready != null) return
     if (nextGroupRow != null) {
       startGroup(nextGroupRow)
       nextGroupRow = null
@@ -80,12 +84,8 @@ final class WindowedAggregationIterator(
   }
 
   override def window(start: Long, end: Long, contents: WindowContents): Unit = {
-    ready.add(writer.write(groupKey, start, end, buffers.evaluate(contents.aggregate())))
+    assert(ready == null, "two windows closed in one step")
+    ready = writer.write(groupKey, start, end, contents)
     numOutputRows += 1
   }
-}
-
-object WindowedAggregationIterator {
-  /** Windows closed between two looks at the output: bounds the rows buffered at once. */
-  val windowsPerStep = 256
 }

@@ -5,9 +5,10 @@ import java.io.{File, RandomAccessFile}
 import org.apache.spark.{SparkEnv, TaskContext}
 
 /**
- * An append-only temporary file of records that a FIFO reads back in order: in Spark's local
- * directories when running in a task (deleted when the task completes), else in java.io.tmpdir.
- * When no record is left to read, the file is truncated and reused from its start.
+ * A temporary file of records, in Spark's local directories when running in a task (deleted when
+ * the task completes), else in java.io.tmpdir. Records are appended; a FIFO reads them back in
+ * order ([[read]]), a stack reads back the last one and reuses its space ([[readLast]]). When no
+ * record is left to read, the file is truncated and reused from its start.
  */
 final class SpillFile {
   private var file: RandomAccessFile = _
@@ -18,22 +19,31 @@ final class SpillFile {
   /** Bytes in the file now. */
   def size: Long = end
 
-  /** Appends a record; returns its offset. */
-  def write(bytes: Array[Byte]): Long = {
+  /** Appends the first `length` bytes of `bytes` as a record; returns its offset. */
+  def write(bytes: Array[Byte], length: Int): Long = {
     if (file == null) open()
     val offset = end
     file.seek(offset)
-    file.write(bytes)
-    end += bytes.length
+    file.write(bytes, 0, length)
+    end += length
     live += 1
     offset
   }
 
-  /** Reads a record back; the record is then released. */
+  def write(bytes: Array[Byte]): Long = write(bytes, bytes.length)
+
+  /** Reads a record back (FIFO use); the record is then released. */
   def read(offset: Long, length: Int): Array[Byte] = {
-    val bytes = new Array[Byte](length)
-    file.seek(offset)
-    file.readFully(bytes)
+    val bytes = readAt(offset, length)
+    release()
+    bytes
+  }
+
+  /** Reads back the last record written (stack use); its space is reused by the next write. */
+  def readLast(offset: Long, length: Int): Array[Byte] = {
+    assert(offset + length == end, s"record at $offset of $length bytes is not the last one")
+    val bytes = readAt(offset, length)
+    end = offset
     release()
     bytes
   }
@@ -60,6 +70,13 @@ final class SpillFile {
     }
     live = 0
     end = 0
+  }
+
+  private def readAt(offset: Long, length: Int): Array[Byte] = {
+    val bytes = new Array[Byte](length)
+    file.seek(offset)
+    file.readFully(bytes)
+    bytes
   }
 
   private def open(): Unit = {

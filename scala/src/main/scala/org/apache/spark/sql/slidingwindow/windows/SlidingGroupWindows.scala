@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.windows
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, PartialBuilder, WindowBufferConf}
 
 /**
  * The sliding windows of a group whose rows come sorted by time: rows with the same time are
@@ -11,37 +11,40 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 final class SlidingGroupWindows(sizeMicros: Long, buffers: AggregateBuffers, bufferConf: WindowBufferConf)
   extends GroupWindows {
   private val sweep = new SlidingWindowSweep(sizeMicros, buffers, bufferConf)
-  // The rows of the newest time, being pre-aggregated.
-  private val partial: InternalRow = buffers.newBuffer()
-  private var partialTime = 0L
-  private var partialHasRows = false
-  // A complete time waiting for the windows that end before it to close.
-  private var waiting: InternalRow = _
-  private var waitingTime = 0L
+  // The rows of the newest time, being pre-aggregated; and the previous time's, complete, waiting
+  // for the windows that end before its time to close. The two builders swap roles.
+  private var building = new PartialBuilder(buffers)
+  private var buildingTime = 0L
+  private var buildingHasRows = false
+  private var complete = new PartialBuilder(buffers)
+  private var completeTime = 0L
+  private var waiting = false
   private var finishing = false
 
   override def add(time: Long, row: InternalRow, sink: WindowSink): Unit = {
-    if (!partialHasRows || time != partialTime) {
-      if (partialHasRows) wait(partialTime, buffers.freeze(partial))
-      buffers.initialize(partial)
-      partialTime = time
-      partialHasRows = true
+    if (buildingHasRows && time == buildingTime) {
+      building.add(row)
+    } else {
+      if (buildingHasRows) hand()
+      building.begin(row)
+      buildingTime = time
+      buildingHasRows = true
     }
-    buffers.update(partial, row)
   }
 
   override def finish(sink: WindowSink): Unit = finishing = true
 
   override def closeReady(sink: WindowSink, budget: Int): Boolean = {
-    if (waiting != null) {
-      if (sweep.closeThrough(waitingTime - 1, sink, budget)) return true
-      sweep.push(waitingTime, waiting)
-      waiting = null
+    if (waiting) {
+      if (sweep.closeThrough(completeTime - 1, sink, budget)) return true
+      sweep.push(completeTime, complete.result)
+      waiting = false
+      if (finishing) return true // the budget may be spent: the rest in the next call
     }
     if (finishing) {
-      if (partialHasRows) {
-        wait(partialTime, buffers.freeze(partial))
-        partialHasRows = false
+      if (buildingHasRows) {
+        hand()
+        buildingHasRows = false
         return true
       }
       if (sweep.closeThrough(Long.MaxValue, sink, budget)) return true
@@ -51,8 +54,13 @@ final class SlidingGroupWindows(sizeMicros: Long, buffers: AggregateBuffers, buf
     false
   }
 
-  private def wait(time: Long, frozen: InternalRow): Unit = {
-    waiting = frozen
-    waitingTime = time
+  /** The building time is complete: it waits for its turn (the caller closes windows first). */
+  private def hand(): Unit = {
+    assert(!waiting, "a complete time is already waiting")
+    val b = complete
+    complete = building
+    building = b
+    completeTime = buildingTime
+    waiting = true
   }
 }

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.windows
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, ChunkedTwoStacks, WindowBufferConf}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, TwoStacks, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.WindowKind
 
@@ -17,14 +17,14 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowKind
  * below the start of the window being closed. A window can be closed once a time past its end has
  * been seen (or the group ends); windows are closed in start order.
  *
- * The cost per time is O(1) amortized merges (see [[org.apache.spark.sql.slidingwindow.aggregation.TwoStacks]]),
- * whatever the window holds, and memory is bounded ([[ChunkedTwoStacks]]).
+ * The cost per time is O(1) amortized merges ([[TwoStacks]]), whatever the window holds, and
+ * memory is bounded (its stacks spill, see [[WindowBufferConf]]).
  * Batch queries feed all times of a group and call [[finish]]; a stream feeds the times a
  * micro-batch can decide and calls [[closeThrough]] with its watermark.
  */
 final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers, bufferConf: WindowBufferConf) {
-  private val contents =
-    new ChunkedTwoStacks(buffers, bufferConf.chunkSize, bufferConf.memoryBytes)
+  private val contents = new TwoStacks(buffers,
+    bufferConf.newStack(buffers.numBufferFields), bufferConf.newStack(buffers.numBufferFields))
   // Starts of windows not yet closed: left windows (t - S) and right windows (t + 1), each
   // ascending as times ascend; merged at close time.
   private val leftStarts = new LongQueue

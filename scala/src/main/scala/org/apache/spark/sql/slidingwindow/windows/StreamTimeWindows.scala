@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.windows
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowContents}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, WindowContents}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.WindowKind
 
@@ -36,7 +36,9 @@ final class StreamTimeWindows(sizeMicros: Long, buffers: AggregateBuffers)
   def changed: Boolean = rowsAdded
 
   /** The working buffer of the open window. */
-  override def aggregate(): InternalRow = buffer
+  def openAggregate: InternalRow = buffer
+
+  override def aggregate(parts: AggregateParts): Unit = parts.set(null, buffer)
 
   /** Forgets the group: no stream time, no open window. */
   def reset(): Unit = {

@@ -7,11 +7,16 @@ import org.junit.Assert._
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
 
 /**
- * Test fixture (not a suite): a window queue next to a plain FIFO model of the (time, rows)
- * elements it should hold; `check` compares the queue's aggregate with the brute-force aggregate
- * of the model's rows, oldest time first (so collect_list, first and last check merge order).
+ * Test fixture (not a suite): a Two-Stacks queue next to a plain FIFO model of the (time, rows)
+ * elements it should hold; `check` compares the queue's aggregate, evaluated by the buffers and
+ * as the output row of a window, with the brute-force aggregate of the model's rows, oldest time
+ * first (so collect_list, first and last check merge order).
  */
-class CheckedQueue[Q <: PartialQueue](val buffers: AggregateBuffers, val queue: Q) {
+class CheckedQueue(val set: AggregateSet, conf: WindowBufferConf = WindowBufferConf.default) {
+  val buffers: AggregateBuffers = set.buffers()
+  val front: RowStack = conf.newStack(buffers.numBufferFields)
+  val back: RowStack = conf.newStack(buffers.numBufferFields)
+  val queue = new TwoStacks(buffers, front, back)
   val model = mutable.Queue.empty[(Long, Seq[Row])]
   private var nextId = 0
 
@@ -30,6 +35,12 @@ class CheckedQueue[Q <: PartialQueue](val buffers: AggregateBuffers, val queue: 
 
   def check(context: => String): Unit = {
     assertEquals(context, model.isEmpty, queue.isEmpty)
-    assertEquals(context, expected(model.toSeq.flatMap(_._2)), result(buffers.evaluate(queue.aggregate())))
+    assertEquals(context, model.size.toLong, front.size + back.size)
+    val expected = set.expect(model.toSeq.flatMap(_._2))
+    val (evaluated, written) = set.evaluateBothWays(buffers, queue)
+    assertEquals(s"evaluated, $context", expected, evaluated)
+    assertEquals(s"output row, $context", expected, written)
   }
+
+  def close(): Unit = { front.close(); back.close() }
 }

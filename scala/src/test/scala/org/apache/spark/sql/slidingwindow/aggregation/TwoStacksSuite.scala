@@ -10,64 +10,63 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
 /**
  * Two-Stacks against a plain FIFO model: after every push, eviction and clear, the queue's
  * aggregate equals the brute-force aggregate of the rows still in the model, oldest time first
- * (so collect_list, first and last also check the merge order across flips).
+ * (so collect_list, first and last also check the merge order across flips). Every test runs
+ * with typed aggregates (general path) and declarative ones (generated fast paths), and with
+ * stacks in memory or with tiny chunks and no memory (everything spills to disk).
  */
 class TwoStacksSuite {
 
-  class Checked(buffers: AggregateBuffers = standardBuffers())
-    extends CheckedQueue(buffers, new TwoStacks(buffers)) {
-    override def check(context: => String): Unit = {
-      super.check(context)
-      assertEquals(context, model.size, queue.size)
-      if (model.nonEmpty) assertEquals(context, model.head._1, queue.oldestTime)
-    }
-  }
+  private val confs = Seq(WindowBufferConf.default, WindowBufferConf(64, 0L), WindowBufferConf(100, 400L))
 
-  @Test def emptyQueue(): Unit = {
-    val c = new Checked()
+  private def forEachQueue(f: CheckedQueue => Unit): Unit =
+    for (set <- aggregateSets; conf <- confs) {
+      val c = new CheckedQueue(set, conf)
+      try f(c) finally c.close()
+    }
+
+  private def name(c: CheckedQueue) = s"${c.set.name}"
+
+  @Test def emptyQueue(): Unit = forEachQueue { c =>
     c.check("new queue")
-    assertEquals(Result(0, None, None, Nil, None, None), result(c.buffers.evaluate(c.queue.aggregate())))
+    assertEquals(c.set.expect(Nil), c.set.evaluateBothWays(c.buffers, c.queue)._1)
     c.evictBefore(100)
     c.check("evicting from an empty queue")
   }
 
-  @Test def pushThenEvictInOrder(): Unit = {
-    val c = new Checked()
+  @Test def pushThenEvictInOrder(): Unit = forEachQueue { c =>
     (1 to 10).foreach(t => c.push(t, Seq(Some(t.toLong), Some(10L * t))))
     c.check("after ten pushes")
     // First eviction flips the whole back; later ones pop the front, one element at a time.
-    (2 to 11).foreach { t => c.evictBefore(t); c.check(s"evicted before $t") }
+    (2 to 11).foreach { t => c.evictBefore(t); c.check(s"${name(c)}: evicted before $t") }
     assertTrue(c.queue.isEmpty)
   }
 
-  @Test def evictionDoesNotRemoveEqualTime(): Unit = {
-    val c = new Checked()
+  @Test def evictionDoesNotRemoveEqualTime(): Unit = forEachQueue { c =>
     c.push(5, Seq(Some(1L)))
     c.push(8, Seq(Some(2L)))
     c.evictBefore(8)
     c.check("evictBefore is strict")
-    assertEquals(8L, c.queue.oldestTime)
+    assertEquals(1L, c.front.size + c.back.size)
   }
 
-  @Test def slidingWidthAcrossManyFlips(): Unit = {
+  @Test def slidingWidthAcrossManyFlips(): Unit = forEachQueue { c =>
     // A window of constant width sliding one step at a time: the front runs dry (and the back
     // flips) every `width` steps, with the back holding the newer part each time we query.
     for (width <- Seq(1, 2, 3, 7, 16, 17, 40)) {
-      val c = new Checked()
+      c.clear()
       for (t <- 0 until 300) {
         c.push(t, Seq(Some(t.toLong), None).take(1 + t % 2))
         c.evictBefore(t - width + 1)
-        c.check(s"width $width, time $t")
+        c.check(s"${name(c)}: width $width, time $t")
       }
     }
   }
 
   @Test def randomOperationSequences(): Unit = {
     val rnd = new Random(2)
-    for (seq <- 0 until 200) {
-      val c = new Checked()
+    for (seq <- 0 until 120) forEachQueue { c =>
       var time = rnd.nextInt(1000) - 500L
-      for (op <- 0 until 200) {
+      for (op <- 0 until 150) {
         rnd.nextInt(10) match {
           case 0 | 1 | 2 | 3 | 4 =>
             time += 1 + rnd.nextInt(4)
@@ -80,14 +79,13 @@ class TwoStacksSuite {
           case _ =>
             if (rnd.nextInt(10) == 0) c.clear() // and keep using it
         }
-        c.check(s"sequence $seq, op $op")
+        c.check(s"${name(c)}: sequence $seq, op $op")
       }
     }
   }
 
-  @Test def aggregateDoesNotDisturbTheQueue(): Unit = {
-    // aggregate() merges the back's running aggregate; calling it twice must give the same.
-    val c = new Checked()
+  @Test def aggregateDoesNotDisturbTheQueue(): Unit = forEachQueue { c =>
+    // Asking for the aggregate reads the back's running aggregate; twice must give the same.
     (1 to 5).foreach(t => c.push(t, Seq(Some(t.toLong))))
     c.evictBefore(2)
     (6 to 8).foreach(t => c.push(t, Seq(Some(t.toLong))))
@@ -97,14 +95,21 @@ class TwoStacksSuite {
     c.check("after a push following queries")
   }
 
-  @Test def growsPastInitialCapacity(): Unit = {
-    val c = new Checked()
-    (0 until 100).foreach(t => c.push(t, Seq(Some(1L))))
-    c.check("100 elements in the back")
-    c.evictBefore(1) // flip of 100 elements
-    (100 until 300).foreach(t => c.push(t, Seq(Some(2L))))
-    c.check("99 in the front, 200 in the back")
-    c.evictBefore(150) // drains the front, flips the 200
-    c.check("after a second large flip")
+  @Test def largeWindowSpillsAndComesBack(): Unit = {
+    // 10,000 partials in one window with 4 KB of memory: most chunks of both stacks go to disk,
+    // and a window sliding over them reads them back in order.
+    for (set <- aggregateSets) {
+      val c = new CheckedQueue(set, WindowBufferConf(512, 4096))
+      (0 until 10000).foreach(t => c.push(t, Seq(Some(t.toLong))))
+      c.check("10,000 partials")
+      assertTrue(c.back.spilledBytes > 0)
+      for (t <- 1 to 10000 by 997) {
+        (10000 + t - 997 max 10000 until 10000 + t).foreach(u => c.push(u, Seq(Some(1L))))
+        c.evictBefore(t)
+        if (t > 1) assertTrue(c.front.spilledBytes > 0)
+        c.check(s"${set.name}: evicted before $t")
+      }
+      c.close()
+    }
   }
 }
