@@ -48,3 +48,43 @@ def test_state_rows_stop_growing_at_a_steady_rate(spark, tmp_path, provider):
         assert sum(o.numRowsRemoved for o in late) > 0
     finally:
         spark.conf.set("spark.sql.streaming.stateStore.providerClass", previous)
+
+
+def test_work_per_micro_batch_does_not_grow_with_the_state(spark, tmp_path):
+    """The same steady stream with a 1-second and a 10-second window: the second keeps ten
+    times more state, yet each micro-batch reads about as many state rows (numStateRowsRead),
+    because a micro-batch only touches the groups whose windows close, and of each group only the
+    windows it closes and the rows it adds or expires (SPEC: finding closing windows costs in
+    proportion to them, not to the state). A design that re-read open windows would read ten
+    times more. This counts rows, so it holds on any machine."""
+    from test_sliding_streaming import SEC, read_stream, run_query, state_store, write_files
+
+    base = 1_700_000_000 * SEC
+    files = []  # 40 micro-batches, one second of event time each, 5 groups x 40 rows
+    for b in range(40):
+        files.append([(0, f"g{g}", base + b * SEC + i * (SEC // 40) + g, 1, b * 1000 + g * 40 + i)
+                      for g in range(5) for i in range(40)])
+    write_files(str(tmp_path / "in"), files)
+
+    def steady_state(size: str):
+        build = lambda df: (df.withWatermark("ts", "1 second")  # noqa: E731
+                            .groupBy("k", swa.sliding_window("ts", size))
+                            .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
+        with state_store(spark, ROCKSDB):
+            run = run_query(spark, str(tmp_path / "in"), str(tmp_path / f"ck-{size}"), build, "append")
+        ops = [[o for o in p["stateOperators"] if o["operatorName"] == "slidingWindowAggregate"][0]
+               for p in sorted(run.progress, key=lambda p: p["batchId"]) if p["numInputRows"] > 0]
+        late = ops[len(ops) // 2:]  # the windows are full from the 11th batch on
+        emitted = sum(o["customMetrics"]["numWindowsEmitted"] for o in late)
+        assert emitted > 0
+        return (sum(o["customMetrics"]["numStateRowsRead"] for o in late) / len(late),
+                sum(o["numRowsTotal"] for o in late) / len(late), emitted / len(late))
+
+    reads_small, state_small, out_small = steady_state("1 second")
+    reads_large, state_large, out_large = steady_state("10 seconds")
+    print(f"reads {reads_small} -> {reads_large}, state {state_small} -> {state_large}, out {out_small} -> {out_large}")
+    assert state_large > 3 * state_small, (state_small, state_large)
+    assert abs(out_large - out_small) <= 0.1 * out_small, (out_small, out_large)
+    assert reads_large <= 1.5 * reads_small, (reads_small, reads_large, state_small, state_large)
+    # And in absolute terms: a few reads per input row and window emitted.
+    assert reads_large <= 4 * (200 + out_large), (reads_large, out_large)

@@ -20,15 +20,20 @@ import org.apache.spark.sql.catalyst.InternalRow
 final class TwoStacks(buffers: AggregateBuffers, front: PartialStack, back: PartialStack)
   extends WindowContents {
 
-  // The aggregate of the back's elements (a working buffer), and the time of its oldest one.
+  // The aggregate of the back's elements (a working buffer), and the time of its oldest one. The
+  // back stack itself is only read by a flip (a stack kept in a state store loads it then).
   private val backAggregate: InternalRow = buffers.newBuffer()
   private var backOldest = 0L
+  private var backHasElements = false
 
-  def isEmpty: Boolean = front.isEmpty && back.isEmpty
+  def isEmpty: Boolean = front.isEmpty && !backHasElements
 
   /** Appends the frozen partial of the rows at `time`, newer than every element. */
   def push(time: Long, partial: InternalRow): Unit = {
-    if (back.isEmpty) backOldest = time
+    if (!backHasElements) {
+      backOldest = time
+      backHasElements = true
+    }
     back.push(time, partial)
     buffers.merge(backAggregate, partial)
   }
@@ -39,7 +44,7 @@ final class TwoStacks(buffers: AggregateBuffers, front: PartialStack, back: Part
     while (more) {
       if (!front.isEmpty) {
         if (front.topTime < time) front.pop() else more = false
-      } else if (!back.isEmpty && backOldest < time) {
+      } else if (backHasElements && backOldest < time) {
         flip()
       } else {
         more = false
@@ -55,16 +60,40 @@ final class TwoStacks(buffers: AggregateBuffers, front: PartialStack, back: Part
       back.pop()
     }
     buffers.initialize(backAggregate)
+    backHasElements = false
   }
 
   /** The front's top and the back's aggregate (an empty queue: the empty back aggregate). */
   override def aggregate(parts: AggregateParts): Unit =
     if (front.isEmpty) parts.set(null, backAggregate)
-    else parts.set(front.top, if (back.isEmpty) null else backAggregate)
+    else parts.set(front.top, if (backHasElements) backAggregate else null)
 
   def clear(): Unit = {
     front.clear()
     back.clear()
     buffers.initialize(backAggregate)
+    backHasElements = false
   }
+
+  /**
+   * Continues a queue whose stacks were kept elsewhere (a stream's state): the aggregate of the
+   * back's elements (a frozen partial) and the time of the oldest one, when the back has some.
+   */
+  def restoreBack(aggregate: InternalRow, oldest: Long): Unit = {
+    buffers.assign(backAggregate, aggregate)
+    backOldest = oldest
+    backHasElements = true
+  }
+
+  /** The time of the back's oldest element, if the back has some. */
+  def backOldestTime: Option[Long] = if (backHasElements) Some(backOldest) else None
+
+  /** The aggregate of the back's elements: a working buffer, valid until the queue changes. */
+  def backAggregateBuffer: InternalRow = backAggregate
+}
+
+object TwoStacks {
+  /** A queue in memory (spilling to disk beyond the memory of `conf`). */
+  def inMemory(buffers: AggregateBuffers, conf: WindowBufferConf): TwoStacks =
+    new TwoStacks(buffers, conf.newStack(buffers.numBufferFields), conf.newStack(buffers.numBufferFields))
 }

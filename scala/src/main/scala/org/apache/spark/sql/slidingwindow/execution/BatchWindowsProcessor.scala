@@ -4,16 +4,17 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.slidingwindow.state.WindowStateLayout.Partial
 import org.apache.spark.sql.slidingwindow.windows.StreamTimeWindows
 
 /**
  * Batch windows (SPEC section 3) in one micro-batch of one partition. The state holds, per group,
- * only its open window (frozen partial, under its start) and its stream time.
+ * only its open window: a Partial row under the window's start, with the group's stream time.
  *
- *  1. windows that the eviction watermark (this batch's) closed, end <= watermark, found through
- *     the time index: emitted in append mode (update mode emitted them when they changed), and
- *     removed. A group without a stored window lost nothing: its next stream time is at least the
- *     watermark, which is past the old one;
+ *  1. windows that the eviction watermark (this batch's) closed, end <= watermark, are found
+ *     through the time index (each window is scheduled at its end): emitted in append mode
+ *     (update mode emitted them when they changed), and removed. A group without a stored window
+ *     lost nothing: its next stream time is at least the watermark, which is past the old one;
  *  2. rows, per group in the order they are sorted in (time, or the `order` column): the group's
  *     window and stream time are resumed from the state and its stream time is moved to the
  *     watermark, then the rows are applied by the same [[StreamTimeWindows]] as in batch queries.
@@ -24,76 +25,65 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
   extends StreamingWindowsProcessor(context) {
   import context._
 
-  private val groupOfInput = layout.groupOfInput(inputAttributes)
-  private val dataKeyOf = layout.dataKeyOfGroup()
-  private val valueOf = layout.valueWithStreamTime()
   private val windows = new StreamTimeWindows(sizeMicros, buffers)
 
   override def process(input: Iterator[InternalRow]): Seq[InternalRow] = {
     val out = new mutable.ArrayBuffer[InternalRow]
     evictionWatermarkMicros.foreach(closeByWatermark(_, out))
-    var group: UnsafeRow = null
-    var stored: Option[Long] = None
-    var sink: Sink = null
-    input.foreach { row =>
-      if (!row.isNullAt(timeOrdinal)) {
-        val g = groupOfInput(row)
-        if (group == null || g != group) {
-          if (group != null) save(group, stored, sink)
-          group = g.copy()
-          stored = resume(group)
-          sink = new Sink(group, out, (_, _) => appendMode || windows.changed)
-          evictionWatermarkMicros.foreach(windows.advance(_, sink))
-        }
-        windows.add(row.getLong(timeOrdinal), row, sink)
-      }
+    forEachGroup(input, dropLate = false) { (group, rows) => // batch windows never drop a row
+      val stored = resume(group)
+      val sink = new Sink(group, out, (_, _) => appendMode || windows.changed)
+      evictionWatermarkMicros.foreach(windows.advance(_, sink))
+      rows.foreach(row => windows.add(row.getLong(timeOrdinal), row, sink))
+      save(group, stored, sink)
     }
-    if (group != null) save(group, stored, sink)
     out.toSeq
   }
 
-  /** Append mode: emits the stored windows that end at or before the watermark. Removes them. */
+  /** Emits (append mode) and removes the stored windows that end at or before the watermark. */
   private def closeByWatermark(watermark: Long, out: mutable.ArrayBuffer[InternalRow]): Unit = {
     val lastStart = watermark - sizeMicros
-    if (appendMode) {
-      index.groupsUpTo(lastStart).foreach { group =>
-        val sink = new Sink(group, out, (_, _) => true)
-        loadGroup(group).foreach { case (start, value) =>
-          if (start <= lastStart) {
-            windows.resume(value.getLong(layout.streamTimeOrdinal), start, value)
+    state.due(watermark).foreach { group =>
+      val sink = new Sink(group, out, (_, _) => true)
+      val closed = mutable.ArrayBuffer.empty[Long]
+      val rows = state.rows(group, Partial, Long.MinValue, lastStart)
+      try {
+        while (rows.next()) {
+          closed += rows.time
+          if (appendMode) {
+            windows.resume(codec.t1(rows.value).get, rows.time, codec.buffer(rows.value))
             windows.finish(sink)
           }
         }
-      }
+      } finally rows.close()
+      closed.foreach(state.remove(group, Partial, _))
     }
-    removedStateRows += index.removeBefore(lastStart + 1)
   }
 
   /** Loads a group's open window and stream time; returns the window's start, if it has one. */
-  private def resume(group: UnsafeRow): Option[Long] =
-    loadGroup(group).headOption match {
-      case Some((start, value)) =>
-        windows.resume(value.getLong(layout.streamTimeOrdinal), start, value)
-        Some(start)
-      case None =>
+  private def resume(group: UnsafeRow): Option[Long] = {
+    val rows = state.rows(group, Partial, Long.MinValue, Long.MaxValue)
+    try {
+      if (rows.next()) {
+        windows.resume(codec.t1(rows.value).get, rows.time, codec.buffer(rows.value))
+        Some(rows.time)
+      } else {
         windows.reset()
         None
-    }
+      }
+    } finally rows.close()
+  }
 
   /** Stores a group's open window and stream time, in place of the window it had. */
   private def save(group: UnsafeRow, stored: Option[Long], sink: Sink): Unit = {
     if (!appendMode) windows.current(sink)
     val start = windows.openStart.get // the group received a row, so a window is open
-    stored.filter(_ != start).foreach { old =>
-      val oldKey = dataKeyOf(group, old).copy()
-      index.removed(oldKey)
-      context.store.remove(oldKey, layout.dataFamily)
-      removedStateRows += 1
+    stored.filter(_ != start).foreach { old => // stream time left it: it was emitted
+      state.remove(group, Partial, old)
+      state.unschedule(old + sizeMicros, group)
     }
-    val key = dataKeyOf(group, start).copy()
-    if (!stored.contains(start)) index.added(key)
-    val value = valueOf(buffers.freeze(windows.openAggregate), windows.streamTime.get)
-    context.store.put(key, value, layout.dataFamily)
-    updatedStateRows += 1
+    state.put(group, Partial, start,
+      codec.value(buffers.freeze(windows.openAggregate), windows.streamTime))
+    if (!stored.contains(start)) state.schedule(start + sizeMicros, group)
   }
 }

@@ -4,99 +4,143 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.slidingwindow.aggregation.PartialBuilder
-import org.apache.spark.sql.slidingwindow.windows.SlidingWindowSweep
+import org.apache.spark.sql.slidingwindow.aggregation.{PartialBuilder, TwoStacks}
+import org.apache.spark.sql.slidingwindow.state.{StoredBack, StoredFront}
+import org.apache.spark.sql.slidingwindow.state.WindowStateLayout.{Meta, Partial}
+import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, Starts}
 
 /**
  * Sliding windows (SPEC section 2) in one micro-batch of one partition:
  *
  *  1. ingest: rows at or below the late-events watermark are dropped; the others are
- *     pre-aggregated per (group, time) and merged into the stored partial of that time;
- *  2. emit: append mode, every window whose end passed the eviction watermark in this batch
- *     (groups found through the [[WindowTimeIndex]]); update mode, every window of a touched group whose
- *     rows changed (start within [u - S, u + 1] of a new time u);
- *  3. evict: partials older than eviction watermark - S, which no open window can need.
+ *     pre-aggregated per (group, time) and merged into the group's Partial row of that time;
+ *  2. append mode: the groups that have a window closing under the eviction watermark W are
+ *     visited (the time index says which). A visit resumes the group's [[SlidingWindowSweep]]
+ *     where the last one stopped, over the group's Two-Stacks queue kept in the state
+ *     ([[StoredFront]], [[StoredBack]] and its Meta row), pushes the times up to W, closes the
+ *     windows that end by W and stores the queue back. Everything it reads or writes is in
+ *     proportion to the windows it closes and the rows it pushes or expires: never the whole
+ *     window or the whole state;
+ *     update mode: every window of a touched group whose rows changed (start within [u - S,
+ *     u + 1] of a new time u) is emitted, and groups are visited only to expire rows;
+ *  3. rows older than W - S, which no window still open can hold, are removed during the visits.
  *
- * Windows are enumerated by the same [[SlidingWindowSweep]] as batch queries.
+ * Windows are enumerated by the same [[SlidingWindowSweep]] and Two-Stacks as batch queries.
  */
 final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   extends StreamingWindowsProcessor(context) {
   import context._
 
-  private val dataKeyOfInput = layout.dataKeyOfInput(time, inputAttributes)
-  private val sweep = new SlidingWindowSweep(sizeMicros, buffers, bufferConf)
+  private val partial = new PartialBuilder(buffers)
 
   override def process(input: Iterator[InternalRow]): Seq[InternalRow] = {
     val newTimes = ingest(input)
     val out = new mutable.ArrayBuffer[InternalRow]
     if (appendMode) {
-      evictionWatermarkMicros.foreach(emitClosed(_, out))
+      evictionWatermarkMicros.foreach(w => state.due(w).foreach(visit(_, w, out)))
     } else {
       newTimes.foreach { case (group, times) => emitChanged(group, times.toArray, out) }
+      evictionWatermarkMicros.foreach(w => state.due(w).foreach(expire(_, w)))
     }
-    evictionWatermarkMicros.foreach(evict)
     out.toSeq
   }
 
   /** Stores the new rows; returns each touched group with its new times (ascending). */
   private def ingest(input: Iterator[InternalRow]): mutable.LinkedHashMap[UnsafeRow, mutable.ArrayBuffer[Long]] = {
     val touched = mutable.LinkedHashMap.empty[UnsafeRow, mutable.ArrayBuffer[Long]]
-    val late = lateEventsWatermarkMicros.getOrElse(Long.MinValue)
-    val partial = new PartialBuilder(buffers)
-    var current: UnsafeRow = null
-    def flush(): Unit = if (current != null) {
-      val stored = store.get(current, layout.dataFamily)
-      val merged =
-        if (stored == null) {
-          index.added(current)
-          partial.result
-        } else {
-          buffers.mergePartials(stored, partial.result)
-        }
-      store.put(current, merged, layout.dataFamily)
-      updatedStateRows += 1
-      touched.getOrElseUpdate(groupOfData(current).copy(), mutable.ArrayBuffer.empty[Long]) +=
-        current.getLong(layout.groupWidth)
-      current = null
-    }
-    input.foreach { row =>
-      if (!row.isNullAt(timeOrdinal)) {
-        if (row.getLong(timeOrdinal) <= late) {
-          droppedLateRows += 1
-        } else {
-          val key = dataKeyOfInput(row)
-          if (current != null && key == current) {
-            partial.add(row)
-          } else {
-            flush()
-            current = key.copy()
-            partial.begin(row)
-          }
-        }
+    forEachGroup(input) { (group, rows) =>
+      val times = mutable.ArrayBuffer.empty[Long]
+      val grouped = rows.buffered
+      while (grouped.hasNext) {
+        val t = grouped.head.getLong(timeOrdinal)
+        partial.begin(grouped.next())
+        while (grouped.hasNext && grouped.head.getLong(timeOrdinal) == t) partial.add(grouped.next())
+        val stored = state.get(group, Partial, t)
+        state.put(group, Partial, t, codec.value(
+          if (stored == null) partial.result else buffers.mergePartials(codec.buffer(stored), partial.result)))
+        times += t
       }
+      // Append mode: the left window of the first new time closes when the watermark reaches it.
+      // Update mode: the group's rows start to expire once the watermark passes time + S.
+      state.schedule(if (appendMode) times.head else saturatingAdd(times.head, sizeMicros + 1), group)
+      touched(group) = times
     }
-    flush()
     touched
   }
 
-  /** Append mode: windows ending in (late-events watermark, eviction watermark]. */
-  private def emitClosed(evictionWatermark: Long, out: mutable.ArrayBuffer[InternalRow]): Unit = {
-    val previous = lateEventsWatermarkMicros.getOrElse(Long.MinValue)
-    if (evictionWatermark <= previous) return
-    // Windows ending after `previous` hold times from previous - S on.
-    val from = if (previous == Long.MinValue) Long.MinValue else previous - sizeMicros
-    val groups = index.groupsUpTo(evictionWatermark)
-    groups.foreach { group =>
-      val sink = new Sink(group, out, (_, end) => end > previous)
-      loadGroup(group, from, evictionWatermark).foreach { case (t, p) => sweep.add(t, p, sink) }
-      sweep.closeThrough(evictionWatermark, sink)
-      sweep.reset()
+  private def saturatingAdd(t: Long, d: Long): Long = if (t > Long.MaxValue - d) Long.MaxValue else t + d
+
+  // Append mode: one sweep over a queue whose stacks are kept in the state, re-opened per group.
+  private lazy val front = new StoredFront(state, bufferConf.newStack(buffers.numBufferFields))
+  private lazy val back = new StoredBack(state, bufferConf.newStack(buffers.numBufferFields))
+  private lazy val storedQueue = new TwoStacks(buffers, front, back)
+  private lazy val storedSweep = new SlidingWindowSweep(sizeMicros, storedQueue)
+
+  /**
+   * Append mode: continues a group's sweep from the state, closes its windows that end at or
+   * before `watermark`, stores the rest and schedules the group's next visit.
+   */
+  private def visit(group: UnsafeRow, watermark: Long, out: mutable.ArrayBuffer[InternalRow]): Unit = {
+    val meta = Option(state.get(group, Meta, 0L)).map(_.copy())
+    val lastPushed = meta.flatMap(codec.t1)
+    val backOldest = meta.flatMap(codec.t2)
+    // Every window left open after this visit starts after watermark - S.
+    val expiresBefore = if (watermark < Long.MinValue + sizeMicros) Long.MinValue else watermark - sizeMicros
+    val expired = mutable.ArrayBuffer.empty[Long]
+
+    storedQueue.clear()
+    front.open(group)
+    back.open(group, for (from <- backOldest; to <- lastPushed) yield (from, to))
+    backOldest.foreach(storedQueue.restoreBack(codec.buffer(meta.get), _))
+    val earlier = lastPushed.map(p => state.rows(group, Partial, Long.MinValue, p))
+    storedSweep.resume(lastPushed, earlier.map(new StoredRightStarts(_, sizeMicros, expiresBefore, expired += _))
+      .getOrElse(Starts.empty))
+
+    val fresh = state.rows(group, Partial, lastPushed.map(_ + 1).getOrElse(Long.MinValue), Long.MaxValue)
+    val (pushed, next) = try {
+      val sink = new Sink(group, out, (_, _) => true)
+      var firstUnpushed: Option[Long] = None
+      while (firstUnpushed.isEmpty && fresh.next()) {
+        if (fresh.time > watermark) {
+          firstUnpushed = Some(fresh.time)
+        } else {
+          if (fresh.time < expiresBefore) expired += fresh.time
+          storedSweep.add(fresh.time, codec.buffer(fresh.value), sink)
+        }
+      }
+      storedSweep.closeThrough(watermark, sink)
+      storedQueue.evictBefore(expiresBefore + 1)
+      // When the group needs a visit again: the left window of its first time not pushed, its
+      // first right window left open, or, for the clean-up, the end of the last time's right
+      // window.
+      val pushed = storedSweep.lastTime
+      (pushed, (firstUnpushed.toSeq ++ storedSweep.nextStart.map(_ + sizeMicros) ++
+        pushed.map(_ + 1 + sizeMicros).filter(_ > watermark)).minOption)
+    } finally {
+      fresh.close()
+      earlier.foreach(_.close())
     }
+
+    front.persist()
+    expired.foreach(state.remove(group, Partial, _))
+    next match {
+      case None =>
+        if (meta.isDefined) state.remove(group, Meta, 0L) // nothing of the group is left
+      case Some(time) =>
+        if (pushed.isDefined) {
+          state.put(group, Meta, 0L, codec.value(buffers.freeze(storedQueue.backAggregateBuffer),
+            pushed, storedQueue.backOldestTime))
+        }
+        state.schedule(time, group)
+    }
+    back.clear()
   }
+
+  // Update mode: a sweep in memory over the stored partials near the new times.
+  private lazy val sweep = new SlidingWindowSweep(sizeMicros, TwoStacks.inMemory(buffers, bufferConf))
 
   /** Update mode: windows whose start is within [u - S, u + 1] of a new time u. */
   private def emitChanged(group: UnsafeRow, newTimes: Array[Long], out: mutable.ArrayBuffer[InternalRow]): Unit = {
-    java.util.Arrays.sort(newTimes)
     // Is there a new time u with from <= u <= to?
     def newTimeWithin(from: Long, to: Long): Boolean = {
       var i = java.util.Arrays.binarySearch(newTimes, from)
@@ -111,14 +155,28 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     val reach = sizeMicros + 1
     val from = if (newTimes.head < Long.MinValue + reach) Long.MinValue else newTimes.head - reach
     val to = if (newTimes.last > Long.MaxValue - reach) Long.MaxValue else newTimes.last + reach
-    loadGroup(group, from, to)
-      .foreach { case (t, p) =>
-        if (newTimeWithin(t - sizeMicros - 1, t + sizeMicros + 1)) sweep.add(t, p, sink)
+    val rows = state.rows(group, Partial, from, to)
+    try {
+      while (rows.next()) {
+        val t = rows.time
+        if (newTimeWithin(t - sizeMicros - 1, t + sizeMicros + 1)) sweep.add(t, codec.buffer(rows.value), sink)
       }
+    } finally rows.close()
     sweep.finish(sink)
   }
 
-  /** Removes the partials older than watermark - S: no window still open can hold them. */
-  private def evict(evictionWatermark: Long): Unit =
-    removedStateRows += index.removeBefore(evictionWatermark - sizeMicros)
+  /** Update mode: removes a group's rows older than watermark - S; schedules the next ones. */
+  private def expire(group: UnsafeRow, watermark: Long): Unit = {
+    val expiresBefore = if (watermark < Long.MinValue + sizeMicros) Long.MinValue else watermark - sizeMicros
+    val expired = mutable.ArrayBuffer.empty[Long]
+    var oldestKept: Option[Long] = None
+    val rows = state.rows(group, Partial, Long.MinValue, Long.MaxValue)
+    try {
+      while (oldestKept.isEmpty && rows.next()) {
+        if (rows.time < expiresBefore) expired += rows.time else oldestKept = Some(rows.time)
+      }
+    } finally rows.close()
+    expired.foreach(state.remove(group, Partial, _))
+    oldestKept.foreach(t => state.schedule(saturatingAdd(t, sizeMicros + 1), group))
+  }
 }

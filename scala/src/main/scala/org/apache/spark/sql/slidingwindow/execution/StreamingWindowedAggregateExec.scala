@@ -19,7 +19,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowTimeIndex}
+import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowStateStore}
 import org.apache.spark.sql.streaming.OutputMode
 
 /**
@@ -50,7 +50,7 @@ case class StreamingWindowedAggregateExec(
 
   private def appendMode: Boolean = outputMode.contains(InternalOutputModes.Append)
 
-  private lazy val layout = WindowStateLayout(definition, keys, DataTypeUtils.fromAttributes(
+  private lazy val layout = new WindowStateLayout(keys, DataTypeUtils.fromAttributes(
     aggregates.flatMap(_.aggregateFunction.aggBufferAttributes)))
 
   override def requiredChildDistribution: Seq[Distribution] =
@@ -62,7 +62,8 @@ case class StreamingWindowedAggregateExec(
     Seq(WindowedAggregate.inputOrdering(keys, time, order))
 
   override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
-    Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"))
+    Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"),
+      StatefulOperatorCustomSumMetric("numStateRowsRead", "number of state rows read"))
 
   /**
    * RocksDB keeps a time-ordered index in a column family and the data ordered by time within a
@@ -76,9 +77,9 @@ case class StreamingWindowedAggregateExec(
 
   override def validateAndMaybeEvolveStateSchema(
       hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
-    // Schema format v2 records one column family; the time index is derived from the data.
-    val data = StateStoreColFamilySchema(layout.dataFamily, 0.toShort, layout.dataKeySchema,
-      0.toShort, layout.valueSchema, Some(layout.dataEncoder(ordered)), None)
+    // Schema format v2 records one column family: the data, not the time index.
+    val data = StateStoreColFamilySchema(layout.dataFamily, 0.toShort, layout.keySchema,
+      0.toShort, layout.valueSchema, Some(layout.keyEncoder(ordered)), None)
     List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
       getStateInfo, hadoopConf, List(data), session.sessionState, stateSchemaVersion))
   }
@@ -97,24 +98,26 @@ case class StreamingWindowedAggregateExec(
     val late = eventTimeWatermarkForLateEvents.map(_ * 1000)
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000)
     val numWindows = longMetric("numWindowsEmitted")
+    val numRead = longMetric("numStateRowsRead")
     val bufferConf = WindowBufferConf(conf)
     val ordered = this.ordered
 
     child.execute().mapPartitionsWithStateStore(
-      getStateInfo, layout.dataKeySchema, layout.valueSchema, layout.dataEncoder(ordered),
+      getStateInfo, layout.keySchema, layout.valueSchema, layout.keyEncoder(ordered),
       session.sessionState, Some(session.streams.stateStoreCoordinator),
       useColumnFamilies = ordered) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
+      val state = WindowStateStore(store, layout, ordered)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
-      val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(store, layout,
-        WindowTimeIndex(store, layout, ordered), buffers, writer, bufferConf, definition.sizeMicros,
-        time, inputAttributes, append, late, eviction))
+      val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,
+        writer, bufferConf, definition.sizeMicros, time, inputAttributes, append, late, eviction))
       val result = processor.process(rows)
       updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
       numDropped += processor.droppedLateRows
-      numUpdated += processor.updatedStateRows
-      numRemoved += processor.removedStateRows
+      numUpdated += state.rowsWritten
+      numRemoved += state.rowsRemoved
+      numRead += state.rowsRead
       numOutputRows += result.size
       numWindows += result.size
       commitTime += timeTakenMs { store.commit() }

@@ -4,17 +4,14 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeRow}
-import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf, WindowContents}
 import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
-import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowTimeIndex}
+import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowStateStore}
 import org.apache.spark.sql.slidingwindow.windows.WindowSink
 
 /** What one micro-batch of one partition of a streaming windowed aggregation works with. */
 final case class StreamingWindowsContext(
-    store: StateStore,
-    layout: WindowStateLayout,
-    index: WindowTimeIndex,
+    state: WindowStateStore,
     buffers: AggregateBuffers,
     writer: WindowRowWriter,
     bufferConf: WindowBufferConf,
@@ -23,7 +20,9 @@ final case class StreamingWindowsContext(
     inputAttributes: Seq[Attribute],
     appendMode: Boolean,
     lateEventsWatermarkMicros: Option[Long],
-    evictionWatermarkMicros: Option[Long])
+    evictionWatermarkMicros: Option[Long]) {
+  def layout: WindowStateLayout = state.layout
+}
 
 /**
  * One micro-batch of one partition of a streaming windowed aggregation: reads the partition's
@@ -34,22 +33,38 @@ final case class StreamingWindowsContext(
 abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) {
   import context._
 
-  protected val groupOfData = layout.groupOfData()
   private val outputKeys = layout.outputKeysOfGroup()
+  protected val groupOfInput = layout.groupOfInput(inputAttributes)
   protected val timeOrdinal: Int = inputAttributes.indexWhere(_.exprId == time.exprId)
+  protected val codec = state.codec
 
   var droppedLateRows = 0L
-  var updatedStateRows = 0L
-  var removedStateRows = 0L
 
   def process(input: Iterator[InternalRow]): Seq[InternalRow]
 
-  /** The stored (time, value) entries of a group within [from, to], ascending by time. */
-  protected def loadGroup(
-      group: UnsafeRow,
-      from: Long = Long.MinValue,
-      to: Long = Long.MaxValue): Array[(Long, UnsafeRow)] =
-    index.groupEntries(group, from, to).toArray.sortBy(_._1)
+  /**
+   * The input rows of a partition one group at a time, `f(group, its rows in input order)`:
+   * rows with a null time are left out, and so are, with `dropLate`, rows at or below the
+   * late-events watermark (counted).
+   */
+  protected def forEachGroup(input: Iterator[InternalRow], dropLate: Boolean = true)(
+      f: (UnsafeRow, Iterator[InternalRow]) => Unit): Unit = {
+    val late = if (dropLate) lateEventsWatermarkMicros.getOrElse(Long.MinValue) else Long.MinValue
+    val kept = input.filter { row =>
+      if (row.isNullAt(timeOrdinal)) false
+      else if (row.getLong(timeOrdinal) <= late) { droppedLateRows += 1; false }
+      else true
+    }.buffered
+    while (kept.hasNext) {
+      val group = groupOfInput(kept.head).copy()
+      val rows = new Iterator[InternalRow] {
+        override def hasNext: Boolean = kept.hasNext && groupOfInput(kept.head) == group
+        override def next(): InternalRow = kept.next()
+      }
+      f(group, rows)
+      rows.foreach(_ => ()) // whatever f left of the group
+    }
+  }
 
   /** Collects the windows of one group that `wanted(start, end)` accepts as output rows. */
   protected final class Sink(
@@ -58,9 +73,7 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) {
       wanted: (Long, Long) => Boolean) extends WindowSink {
     private val keys = outputKeys(group).copy()
     override def window(start: Long, end: Long, contents: WindowContents): Unit = {
-      if (wanted(start, end)) {
-        out += writer.write(keys, start, end, contents).copy()
-      }
+      if (wanted(start, end)) out += writer.write(keys, start, end, contents).copy()
     }
   }
 }

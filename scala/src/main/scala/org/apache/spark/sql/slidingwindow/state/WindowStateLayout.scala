@@ -1,41 +1,56 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, GenericInternalRow, JoinedRow, Literal, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, CreateStruct, Expression, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.{KeyStateEncoderSpec, PrefixKeyScanStateEncoderSpec, RangeKeyScanStateEncoderSpec, StateStore, TimestampAsPostfixKeyStateEncoderSpec}
-import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
+import org.apache.spark.sql.slidingwindow.aggregation.ConcatRow
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType}
 
 /**
- * How a streaming windowed aggregation keeps its rows in the state store (RocksDB, with column
- * families):
+ * How a streaming windowed aggregation keeps its state (SPEC section 2, "In Structured
+ * Streaming"; section 3 for batch windows).
  *
- *  - the default column family maps (group, time) to a frozen partial aggregate; a prefix scan by
- *    group reads a group's partials. Sliding windows keep one partial per time of the group's
- *    rows; batch windows keep the group's open window under its start time, with the group's
- *    stream time as an extra last column of the value;
- *  - `time_index` maps (time, group) to nothing; it is ordered by time (range-scan encoder), so the
- *    groups whose windows close under a watermark, and the partials no open window needs any
- *    more, are found by reading its head, never by scanning all state.
+ * One key space holds every row of a group, keyed by (group, kind, time):
+ *  - [[WindowStateLayout.Partial]]: the frozen partial aggregate of the group's rows at `time`
+ *    (sliding windows), or of its open window starting at `time` (batch windows, with the
+ *    group's stream time as `t1`);
+ *  - [[WindowStateLayout.Suffix]]: sliding windows, the front of the group's Two-Stacks queue:
+ *    at `time`, the aggregate of the partials from `time` to the end of the front;
+ *  - [[WindowStateLayout.Meta]]: sliding windows in append mode, at time 0: the aggregate of
+ *    the back of the queue, with the last time pushed into the queue as `t1` and the oldest time
+ *    of the back as `t2`.
+ * Values are `(buffer, t1, t2)`: the aggregation buffer as a struct, so that it is read in place,
+ * and two optional times.
+ *
+ * With RocksDB, keys are ordered by time within (group, kind), so a range of a group's rows is
+ * read by range scan; other providers read a group by prefix scan. RocksDB also keeps the
+ * `time_index` column family: (time, group) entries, ordered by time, saying when a group must be
+ * visited again (a window of it closes, or rows of it expire), so that a micro-batch finds the
+ * groups it has work for by reading the head of the index, never by scanning the state.
  *
  * A query without grouping keys stores a constant group column.
  */
-final class WindowStateLayout(keys: Seq[Attribute], val valueSchema: StructType) extends Serializable {
+final class WindowStateLayout(keys: Seq[Attribute], val bufferSchema: StructType) extends Serializable {
 
   private val groupFields: Seq[StructField] =
     if (keys.isEmpty) Seq(StructField("__group", IntegerType, nullable = false))
     else keys.map(k => StructField(k.name, k.dataType, k.nullable))
-  private val timeField = StructField("__time", LongType, nullable = false)
   val groupWidth: Int = groupFields.length
+  val groupSchema: StructType = StructType(groupFields)
+  private val timeField = StructField("__time", LongType, nullable = false)
 
-  val dataKeySchema: StructType = StructType(groupFields :+ timeField)
-  /**
-   * With RocksDB (`ordered`), data keys are ordered by time within a group, so a group's partials
-   * in a time range are read by range scan; other providers read a group by prefix scan.
-   */
-  def dataEncoder(ordered: Boolean): KeyStateEncoderSpec =
-    if (ordered) TimestampAsPostfixKeyStateEncoderSpec(dataKeySchema)
-    else PrefixKeyScanStateEncoderSpec(dataKeySchema, groupWidth)
+  val keySchema: StructType =
+    StructType(groupFields ++ Seq(StructField("__kind", IntegerType, nullable = false), timeField))
+  val valueSchema: StructType = StructType(Seq(
+    StructField("__buffer", bufferSchema, nullable = false),
+    StructField("__t1", LongType, nullable = true),
+    StructField("__t2", LongType, nullable = true)))
+  val numBufferFields: Int = bufferSchema.length
+
+  /** RocksDB: ordered by time within (group, kind); others: prefix scans by (group, kind). */
+  def keyEncoder(ordered: Boolean): KeyStateEncoderSpec =
+    if (ordered) TimestampAsPostfixKeyStateEncoderSpec(keySchema)
+    else PrefixKeyScanStateEncoderSpec(keySchema, groupWidth + 1)
   val dataFamily: String = StateStore.DEFAULT_COL_FAMILY_NAME
 
   val indexKeySchema: StructType = StructType(timeField +: groupFields)
@@ -43,63 +58,88 @@ final class WindowStateLayout(keys: Seq[Attribute], val valueSchema: StructType)
   val indexValueSchema: StructType = StructType(Seq(StructField("__unused", IntegerType)))
   val indexFamily = "time_index"
 
-  /** The data key (group, time) of a group and a time. Reused row. */
-  def dataKeyOfGroup(): (InternalRow, Long) => UnsafeRow = {
-    val projection = UnsafeProjection.create(columns(dataKeySchema, 0 to groupWidth))
-    val time = new GenericInternalRow(1)
-    val joined = new JoinedRow
-    (group, t) => {
-      time.setLong(0, t)
-      projection(joined(group, time))
-    }
-  }
-
-  /** Batch windows: the stored value of a frozen partial and a stream time. Reused row. */
-  def valueWithStreamTime(): (InternalRow, Long) => UnsafeRow = {
-    val projection = UnsafeProjection.create(columns(valueSchema, valueSchema.indices))
-    val time = new GenericInternalRow(1)
-    val joined = new JoinedRow
-    (partial, t) => {
-      time.setLong(0, t)
-      projection(joined(partial, time))
-    }
-  }
-
-  /** Batch windows: where a stored value keeps the stream time. */
-  def streamTimeOrdinal: Int = valueSchema.length - 1
-
   private def columns(schema: StructType, ordinals: Seq[Int]): Seq[Expression] =
     ordinals.map(i => BoundReference(i, schema(i).dataType, schema(i).nullable))
 
-  /** Data key (group ++ time) of an input row. */
-  def dataKeyOfInput(time: Attribute, inputAttributes: Seq[Attribute]): UnsafeProjection =
-    UnsafeProjection.create(groupColumns :+ time, inputAttributes)
-
   /** The group of an input row. */
   def groupOfInput(inputAttributes: Seq[Attribute]): UnsafeProjection =
-    UnsafeProjection.create(groupColumns, inputAttributes)
+    UnsafeProjection.create(if (keys.isEmpty) Seq(Literal(0)) else keys, inputAttributes)
 
-  private def groupColumns: Seq[Expression] = if (keys.isEmpty) Seq(Literal(0)) else keys
-
-  def groupOfData(): UnsafeProjection =
-    UnsafeProjection.create(columns(dataKeySchema, 0 until groupWidth))
-  def indexOfData(): UnsafeProjection =
-    UnsafeProjection.create(columns(dataKeySchema, groupWidth +: (0 until groupWidth)))
-  def dataOfIndex(): UnsafeProjection =
-    UnsafeProjection.create(columns(indexKeySchema, (1 to groupWidth) :+ 0))
-  def groupOfIndex(): UnsafeProjection =
-    UnsafeProjection.create(columns(indexKeySchema, 1 to groupWidth))
   /** The grouping keys as the output shows them (none for a query without keys). */
   def outputKeysOfGroup(): UnsafeProjection =
-    UnsafeProjection.create(if (keys.isEmpty) Nil else columns(StructType(groupFields), 0 until groupWidth))
+    UnsafeProjection.create(if (keys.isEmpty) Nil else columns(groupSchema, 0 until groupWidth))
+
+  /** Builds and reads keys and values; one per task (reused rows). */
+  def codec(): WindowStateCodec = new WindowStateCodec(this)
 }
 
 object WindowStateLayout {
-  /** The layout for a window kind, whose partial aggregates have `bufferSchema`. */
-  def apply(definition: WindowDefinition, keys: Seq[Attribute], bufferSchema: StructType): WindowStateLayout =
-    definition.kind match {
-      case WindowKind.Sliding => new WindowStateLayout(keys, bufferSchema)
-      case WindowKind.Batch =>
-        new WindowStateLayout(keys, bufferSchema.add("__stream_time", LongType, nullable = false))
-    }
+  val Partial = 0
+  val Suffix = 1
+  val Meta = 2
+}
+
+/** Keys and values of a [[WindowStateLayout]]. Every row it returns is reused by the next call. */
+final class WindowStateCodec(layout: WindowStateLayout) {
+  import layout._
+
+  private val kindAndTime = new SpecificInternalRow(Seq(IntegerType, LongType))
+  private val keyInput = new ConcatRow
+  private val keyProjection = UnsafeProjection.create(fieldsOf(keySchema))
+
+  private val times = new SpecificInternalRow(Seq(LongType, LongType))
+  private val valueInput = new ConcatRow
+  private val valueProjection = UnsafeProjection.create(
+    CreateStruct(fieldsOf(bufferSchema)) +: Seq(
+      BoundReference(numBufferFields, LongType, nullable = true),
+      BoundReference(numBufferFields + 1, LongType, nullable = true)))
+
+  private val indexTime = new SpecificInternalRow(Seq(LongType))
+  private val indexInput = new ConcatRow
+  private val indexProjection = UnsafeProjection.create(fieldsOf(indexKeySchema))
+  private val groupOfIndexProjection =
+    UnsafeProjection.create(fieldsOf(indexKeySchema).drop(1))
+  private val groupOfKeyProjection = UnsafeProjection.create(fieldsOf(keySchema).take(groupWidth))
+
+  private def fieldsOf(schema: StructType): Seq[Expression] =
+    schema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) }
+
+  def key(group: InternalRow, kind: Int, time: Long): UnsafeRow = {
+    kindAndTime.setInt(0, kind)
+    kindAndTime.setLong(1, time)
+    keyProjection(keyInput(group, kindAndTime))
+  }
+
+  /** The (group, kind) prefix of keys, for prefix scans. */
+  def prefix(group: InternalRow, kind: Int): UnsafeRow = {
+    kindAndTime.setInt(0, kind)
+    prefixProjection(keyInput(group, kindAndTime))
+  }
+  private val prefixProjection = UnsafeProjection.create(fieldsOf(keySchema).take(groupWidth + 1))
+
+  def kindOfKey(key: UnsafeRow): Int = key.getInt(groupWidth)
+  def timeOfKey(key: UnsafeRow): Long = key.getLong(groupWidth + 1)
+  def groupOfKey(key: UnsafeRow): UnsafeRow = groupOfKeyProjection(key)
+
+  /** A value of a buffer and two optional times (None: null). */
+  def value(buffer: InternalRow, t1: Option[Long] = None, t2: Option[Long] = None): UnsafeRow = {
+    setOrNull(0, t1)
+    setOrNull(1, t2)
+    valueProjection(valueInput(buffer, times))
+  }
+
+  private def setOrNull(i: Int, t: Option[Long]): Unit =
+    if (t.isDefined) times.setLong(i, t.get) else times.setNullAt(i)
+
+  /** The buffer of a value, read in place. */
+  def buffer(value: UnsafeRow): UnsafeRow = value.getStruct(0, numBufferFields)
+  def t1(value: UnsafeRow): Option[Long] = if (value.isNullAt(1)) None else Some(value.getLong(1))
+  def t2(value: UnsafeRow): Option[Long] = if (value.isNullAt(2)) None else Some(value.getLong(2))
+
+  def indexKey(time: Long, group: InternalRow): UnsafeRow = {
+    indexTime.setLong(0, time)
+    indexProjection(indexInput(indexTime, group))
+  }
+  def timeOfIndex(indexKey: UnsafeRow): Long = indexKey.getLong(0)
+  def groupOfIndex(indexKey: UnsafeRow): UnsafeRow = groupOfIndexProjection(indexKey)
 }

@@ -9,7 +9,7 @@ import org.apache.spark.sql.slidingwindow.memory.SpillFile
  * `blocksInMemory` of them on the heap; the other blocks (never the first or the last) wait in a
  * [[SpillFile]], so a window whose starts number in the millions needs bounded memory.
  */
-final class LongQueue(blockSize: Int = 8192, blocksInMemory: Int = 32) {
+final class LongQueue(blockSize: Int = 8192, blocksInMemory: Int = 32) extends Starts {
   require(blockSize > 0 && blocksInMemory >= 2)
 
   private final class Block(var values: Array[Long]) {
@@ -25,11 +25,11 @@ final class LongQueue(blockSize: Int = 8192, blocksInMemory: Int = 32) {
   private var first: Block = _
   private var count = 0
 
-  def isEmpty: Boolean = count == 0
+  override def isEmpty: Boolean = count == 0
   def nonEmpty: Boolean = count > 0
   def size: Long = count
 
-  def head: Long = first.values(first.start)
+  override def head: Long = first.values(first.start)
 
   def add(value: Long): Unit = {
     var last = blocks.peekLast()
@@ -45,7 +45,7 @@ final class LongQueue(blockSize: Int = 8192, blocksInMemory: Int = 32) {
     count += 1
   }
 
-  def removeHead(): Long = {
+  override def removeHead(): Long = {
     val v = first.values(first.start)
     first.start += 1
     count -= 1
@@ -63,12 +63,20 @@ final class LongQueue(blockSize: Int = 8192, blocksInMemory: Int = 32) {
     v
   }
 
+  /** Empties the queue; its first block, if in memory, is kept for the next values. */
   def clear(): Unit = {
+    val keep = if (first != null && first.values != null) first else null
     blocks.clear()
     inMemory = 0
-    first = null
     count = 0
     file.reset()
+    first = keep
+    if (keep != null) {
+      keep.start = 0
+      keep.end = 0
+      blocks.addLast(keep)
+      inMemory = 1
+    }
   }
 
   private def spill(block: Block): Unit = {

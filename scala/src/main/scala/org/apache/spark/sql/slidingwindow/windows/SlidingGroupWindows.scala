@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.windows
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, PartialBuilder, WindowBufferConf}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, PartialBuilder, TwoStacks, WindowBufferConf}
 
 /**
  * The sliding windows of a group whose rows come sorted by time: rows with the same time are
@@ -10,7 +10,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, Partial
  */
 final class SlidingGroupWindows(sizeMicros: Long, buffers: AggregateBuffers, bufferConf: WindowBufferConf)
   extends GroupWindows {
-  private val sweep = new SlidingWindowSweep(sizeMicros, buffers, bufferConf)
+  private val sweep = new SlidingWindowSweep(sizeMicros, TwoStacks.inMemory(buffers, bufferConf))
   // The rows of the newest time, being pre-aggregated; and the previous time's, complete, waiting
   // for the windows that end before its time to close. The two builders swap roles.
   private var building = new PartialBuilder(buffers)

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.windows
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, TwoStacks, WindowBufferConf}
+import org.apache.spark.sql.slidingwindow.aggregation.TwoStacks
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.WindowKind
 
@@ -13,24 +13,53 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowKind
  * when that holds a row, i.e. when the next time u satisfies u <= t + 1 + S. A window is
  * identified by its bounds, so a right window that equals a later left window (u = t + 1 + S) is
  * produced once. Every window is [a, a + S]; ordered by start a, both its bounds only move
- * forward, so the rows of the current window are a FIFO: times are pushed as they come and evicted
- * below the start of the window being closed. A window can be closed once a time past its end has
- * been seen (or the group ends); windows are closed in start order.
+ * forward, so the rows of the current window are a FIFO (`contents`): times are pushed as they
+ * come and evicted below the start of the window being closed. A window can be closed once a time
+ * past its end has been seen (or the group ends); windows are closed in start order.
  *
- * The cost per time is O(1) amortized merges ([[TwoStacks]]), whatever the window holds, and
- * memory is bounded (its stacks spill, see [[WindowBufferConf]]).
- * Batch queries feed all times of a group and call [[finish]]; a stream feeds the times a
- * micro-batch can decide and calls [[closeThrough]] with its watermark.
+ * The cost per time is O(1) amortized merges ([[TwoStacks]]), whatever the window holds.
+ * Batch queries feed all times of a group and finish it. A stream keeps a group's windows in its
+ * state between micro-batches: each micro-batch [[resume]]s the sweep where the last one stopped,
+ * over contents kept in the state store, feeds the times that became final, and closes the
+ * windows that end by the watermark ([[closeThrough]]).
  */
-final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers, bufferConf: WindowBufferConf) {
-  private val contents = new TwoStacks(buffers,
-    bufferConf.newStack(buffers.numBufferFields), bufferConf.newStack(buffers.numBufferFields))
+final class SlidingWindowSweep(sizeMicros: Long, contents: TwoStacks) {
   // Starts of windows not yet closed: left windows (t - S) and right windows (t + 1), each
-  // ascending as times ascend; merged at close time.
+  // ascending as times ascend, and the right windows of the times a stream pushed in earlier
+  // micro-batches (all before the others); merged at close time.
   private val leftStarts = new LongQueue
   private val rightStarts = new LongQueue
+  private var earlierRightStarts: Starts = Starts.empty
   private var hasPrevious = false
   private var previous = 0L
+
+  /**
+   * Continues a group of a stream: its times up to `previous` were pushed in earlier
+   * micro-batches, and the right windows they have that are not closed start at
+   * `earlierRightStarts`. The contents queue holds what those windows need.
+   */
+  def resume(previous: Option[Long], earlierRightStarts: Starts): Unit = {
+    leftStarts.clear()
+    rightStarts.clear()
+    this.earlierRightStarts = earlierRightStarts
+    hasPrevious = previous.isDefined
+    this.previous = previous.getOrElse(0L)
+  }
+
+  /** The last time pushed, if any. */
+  def lastTime: Option[Long] = if (hasPrevious) Some(previous) else None
+
+  /** The start of the first window not closed yet, among those known. */
+  def nextStart: Option[Long] = {
+    val start = firstStart
+    if (start == NoStart) None else Some(start)
+  }
+
+  // No window starts at Long.MaxValue: starts are t - S or t + 1 with t + 1 + S <= Long.MaxValue.
+  private val NoStart = Long.MaxValue
+  private def headOf(s: Starts): Long = if (s.isEmpty) NoStart else s.head
+  private def firstStart: Long =
+    math.min(headOf(earlierRightStarts), math.min(headOf(leftStarts), headOf(rightStarts)))
 
   /** Adds the frozen partial of the rows at `time`; times must be strictly ascending. */
   def add(time: Long, partial: InternalRow, sink: WindowSink): Unit = {
@@ -65,25 +94,17 @@ final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers, buff
    * windows on before closing more: one new time can close millions of windows).
    */
   def closeThrough(maxEnd: Long, sink: WindowSink, budget: Int = Int.MaxValue): Boolean = {
-    var more = true
     var closed = 0
-    while (more && (leftStarts.nonEmpty || rightStarts.nonEmpty)) {
-      val start =
-        if (rightStarts.isEmpty) leftStarts.head
-        else if (leftStarts.isEmpty) rightStarts.head
-        else math.min(leftStarts.head, rightStarts.head)
-      val end = start + sizeMicros
-      if (end > maxEnd) {
-        more = false
-      } else if (closed == budget) {
-        return true
-      } else {
-        closed += 1
-        if (leftStarts.nonEmpty && leftStarts.head == start) leftStarts.removeHead()
-        if (rightStarts.nonEmpty && rightStarts.head == start) rightStarts.removeHead()
-        contents.evictBefore(start)
-        sink.window(start, end, contents)
-      }
+    while (true) {
+      val start = firstStart
+      if (start == NoStart || start + sizeMicros > maxEnd) return false
+      if (closed == budget) return true
+      closed += 1
+      if (!earlierRightStarts.isEmpty && earlierRightStarts.head == start) earlierRightStarts.removeHead()
+      if (!leftStarts.isEmpty && leftStarts.head == start) leftStarts.removeHead()
+      if (!rightStarts.isEmpty && rightStarts.head == start) rightStarts.removeHead()
+      contents.evictBefore(start)
+      sink.window(start, start + sizeMicros, contents)
     }
     false
   }
@@ -94,10 +115,9 @@ final class SlidingWindowSweep(sizeMicros: Long, buffers: AggregateBuffers, buff
     reset()
   }
 
+  /** Forgets the group: no times, no pending windows, empty contents. */
   def reset(): Unit = {
     contents.clear()
-    leftStarts.clear()
-    rightStarts.clear()
-    hasPrevious = false
+    resume(None, Starts.empty)
   }
 }

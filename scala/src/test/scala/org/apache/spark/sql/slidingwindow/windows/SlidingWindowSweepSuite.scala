@@ -7,7 +7,7 @@ import org.junit.Assert._
 import org.junit.Test
 
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, WindowBufferConf, WindowContents}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, TwoStacks, WindowBufferConf, WindowContents}
 
 /**
  * The sweep against the definition of SPEC section 2, computed by brute force: every row time t
@@ -62,7 +62,7 @@ class SlidingWindowSweepSuite {
 
   def run(rows: Seq[Row], size: Long): Seq[Window] = {
     val buffers = standardBuffers()
-    sweepGroup(new SlidingWindowSweep(size, buffers, WindowBufferConf.default), buffers, rows)
+    sweepGroup(new SlidingWindowSweep(size, TwoStacks.inMemory(buffers, WindowBufferConf.default)), buffers, rows)
   }
 
   def randomRows(rnd: Random): Seq[Row] = {
@@ -135,7 +135,7 @@ class SlidingWindowSweepSuite {
       val size = 1L + rnd.nextInt(80)
       val buffers = standardBuffers()
       val conf = WindowBufferConf(64 + rnd.nextInt(100), if (rnd.nextBoolean()) 0L else 400L)
-      val sweep = new SlidingWindowSweep(size, buffers, conf)
+      val sweep = new SlidingWindowSweep(size, TwoStacks.inMemory(buffers, conf))
       assertWindows(reference(rows, size), sweepGroup(sweep, buffers, rows),
         s"case $i, size $size, $conf, rows $rows")
     }
@@ -145,7 +145,7 @@ class SlidingWindowSweepSuite {
     val rnd = new Random(7)
     val size = 10L
     val buffers = standardBuffers()
-    val sweep = new SlidingWindowSweep(size, buffers, WindowBufferConf.default)
+    val sweep = new SlidingWindowSweep(size, TwoStacks.inMemory(buffers, WindowBufferConf.default))
     // Many groups through one sweep; times of the next group may be lower than the previous one's.
     for (i <- 0 until 200) {
       val rows = randomRows(rnd)
@@ -156,7 +156,7 @@ class SlidingWindowSweepSuite {
   @Test def resetDiscardsAnUnfinishedGroup(): Unit = {
     // A stream may drop a group's pending windows: nothing of it may leak into the next group.
     val buffers = standardBuffers()
-    val sweep = new SlidingWindowSweep(10, buffers, WindowBufferConf.default)
+    val sweep = new SlidingWindowSweep(10, TwoStacks.inMemory(buffers, WindowBufferConf.default))
     val dropped = new Collect(buffers)
     Seq(100L, 104L, 120L).foreach(t => sweep.add(t, partialOf(buffers, Seq(Row(t, Some(1), 99))), dropped))
     sweep.reset()
@@ -171,7 +171,7 @@ class SlidingWindowSweepSuite {
       val rows = randomRows(rnd)
       val size = 1L + rnd.nextInt(50)
       val buffers = standardBuffers()
-      val sweep = new SlidingWindowSweep(size, buffers, WindowBufferConf.default)
+      val sweep = new SlidingWindowSweep(size, TwoStacks.inMemory(buffers, WindowBufferConf.default))
       val watermarks = ArrayBuffer.empty[(Long, Int)]
       val windows = sweepGroup(sweep, buffers, rows, (previous, next, sink) => {
         if (rnd.nextBoolean()) {
@@ -193,7 +193,7 @@ class SlidingWindowSweepSuite {
     val buffers = standardBuffers()
     val sink = new Collect(buffers)
     for (t <- Seq(Long.MaxValue - 5, Long.MaxValue, Long.MinValue + 5, Long.MinValue)) {
-      val sweep = new SlidingWindowSweep(10, buffers, WindowBufferConf.default)
+      val sweep = new SlidingWindowSweep(10, TwoStacks.inMemory(buffers, WindowBufferConf.default))
       val e = assertThrows(classOf[ArithmeticException],
         () => sweep.add(t, partialOf(buffers, Seq(Row(t, Some(1), 0))), sink))
       assertTrue(e.getMessage, e.getMessage.contains("WINDOW_BOUNDS_OVERFLOW"))
