@@ -18,7 +18,7 @@ import org.apache.spark.sql.types.DataType
  *
  * When every function is [[declarative]] (count, sum, min, max, avg, first, last, max_by, ...),
  * the hot operations are single generated projections straight into UnsafeRows: the partial of
- * one row ([[partialOfRow]]), the merge of two partials ([[mergePartials]]), and, in
+ * one row ([[newPartialOfRow]]), the merge of two partials ([[mergePartials]]), and, in
  * [[org.apache.spark.sql.slidingwindow.execution.WindowRowWriter]], the output row of a window
  * from its two parts ([[mergedEvaluateExpressions]]).
  *
@@ -57,6 +57,13 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
 
   /** Every function is declarative: its buffers are plain values that expressions compute. */
   val declarative: Boolean = functions.forall(_.isInstanceOf[DeclarativeAggregate])
+
+  /**
+   * Working buffers are UnsafeRows updated in place, as in Spark's hash aggregation, when every
+   * function is declarative and every buffer field can be set in an UnsafeRow (fixed width or
+   * decimal); otherwise SpecificInternalRows, which can also hold JVM objects.
+   */
+  val unsafeBuffers: Boolean = declarative && bufferTypes.forall(UnsafeRow.isMutable)
 
   private def declarativeOr(noOp: AggregateFunction => Seq[Expression])(
       pick: DeclarativeAggregate => Seq[Expression]) =
@@ -114,8 +121,8 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
     bufferAttributes)
 
   // Declarative only: the buffer after one update of the initial buffer, from the row alone.
-  @transient private lazy val partialOfRowProjection = UnsafeProjection.create(
-    updateExpressions.map(substitute(_, declarativeOr(noOps)(_.initialValues))), inputAttributes)
+  private def partialOfRowExpressions: Seq[Expression] =
+    updateExpressions.map(substitute(_, declarativeOr(noOps)(_.initialValues)))
 
   @transient private lazy val mergePartialsProjection =
     UnsafeProjection.create(mergeExpressions, bufferAttributes ++ inputBufferAttributes)
@@ -143,11 +150,19 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
   @transient private lazy val scratch: InternalRow = newBuffer()
   @transient private lazy val result = new SpecificInternalRow(resultTypes)
 
+  // The initial buffer, laid out by an UnsafeProjection (room for every decimal included).
+  @transient private lazy val initialUnsafeBuffer: UnsafeRow =
+    UnsafeProjection.create(declarativeOr(noOps)(_.initialValues))(EmptyRow).copy()
+
   /** A new, initialised working buffer. */
   def newBuffer(): InternalRow = {
-    val buffer = new SpecificInternalRow(bufferTypes.toIndexedSeq)
-    initialize(buffer)
-    buffer
+    if (unsafeBuffers) {
+      initialUnsafeBuffer.copy()
+    } else {
+      val buffer = new SpecificInternalRow(bufferTypes.toIndexedSeq)
+      initialize(buffer)
+      buffer
+    }
   }
 
   /** Resets a working buffer to the initial (empty) aggregate. */
@@ -172,8 +187,12 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
     }
   }
 
-  /** Declarative functions only: the frozen partial of one row. Reused row. */
-  def partialOfRow(row: InternalRow): UnsafeRow = partialOfRowProjection(row)
+  /**
+   * With declarative functions only, a projection of its own that turns one row into its frozen
+   * partial (each projection reuses its output row: two of them let two partials live at once).
+   */
+  def newPartialOfRow(): Option[UnsafeProjection] =
+    if (declarative) Some(UnsafeProjection.create(partialOfRowExpressions, inputAttributes)) else None
 
   /** Merges a frozen partial into a working buffer: `buffer` followed by `partial`. */
   def merge(buffer: InternalRow, partial: InternalRow): Unit = {
@@ -216,11 +235,16 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
   /** Whether a frozen partial can be evaluated as it is (no serialized typed buffers in it). */
   def partialsEvaluable: Boolean = typed.isEmpty
 
-  /** Turns a working buffer into a frozen partial. The working buffer is spent. Reused row. */
-  def freeze(buffer: InternalRow): UnsafeRow = {
-    var i = 0
-    while (i < typed.length) { typed(i)._1.serializeAggregateBufferInPlace(buffer); i += 1 }
-    freezeProjection(buffer)
+  /**
+   * Turns a working buffer into a frozen partial. The working buffer is spent (typed aggregates
+   * serialize in place). Reused row, or the buffer itself when it is an UnsafeRow.
+   */
+  def freeze(buffer: InternalRow): UnsafeRow = buffer match {
+    case unsafe: UnsafeRow => unsafe
+    case _ =>
+      var i = 0
+      while (i < typed.length) { typed(i)._1.serializeAggregateBufferInPlace(buffer); i += 1 }
+      freezeProjection(buffer)
   }
 
   /**

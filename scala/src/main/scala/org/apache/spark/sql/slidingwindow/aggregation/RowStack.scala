@@ -23,6 +23,7 @@ final class RowStack(numFields: Int, chunkBytes: Int, memoryBytes: Long) extends
   private final class Spilled(val offset: Long, val length: Int)
 
   private val chunks = new java.util.ArrayDeque[Chunk] // in memory, bottom first
+  private var topChunk: Chunk = _ // chunks.peekLast(), the one pushes and pops touch
   private val spilled = new java.util.ArrayDeque[Spilled] // on disk, bottom first
   private var inMemory = 0L
   private var count = 0L
@@ -39,7 +40,7 @@ final class RowStack(numFields: Int, chunkBytes: Int, memoryBytes: Long) extends
     val row = partial.asInstanceOf[UnsafeRow]
     val size = row.getSizeInBytes
     val need = size + RecordOverhead
-    var chunk = chunks.peekLast()
+    var chunk = topChunk
     if (chunk == null || chunk.bytes.length - chunk.used < need) chunk = newChunk(need)
     val at = Platform.BYTE_ARRAY_OFFSET + chunk.used
     row.writeToMemory(chunk.bytes, at)
@@ -50,19 +51,19 @@ final class RowStack(numFields: Int, chunkBytes: Int, memoryBytes: Long) extends
   }
 
   override def topTime: Long = {
-    val chunk = chunks.peekLast()
+    val chunk = topChunk
     Platform.getLong(chunk.bytes, Platform.BYTE_ARRAY_OFFSET + chunk.used - 8)
   }
 
   override def top: InternalRow = {
-    val chunk = chunks.peekLast()
+    val chunk = topChunk
     val size = Platform.getInt(chunk.bytes, Platform.BYTE_ARRAY_OFFSET + chunk.used - RecordOverhead)
     view.pointTo(chunk.bytes, Platform.BYTE_ARRAY_OFFSET + chunk.used - RecordOverhead - size, size)
     view
   }
 
   override def pop(): Unit = {
-    val chunk = chunks.peekLast()
+    val chunk = topChunk
     val size = Platform.getInt(chunk.bytes, Platform.BYTE_ARRAY_OFFSET + chunk.used - RecordOverhead)
     chunk.used -= size + RecordOverhead
     count -= 1
@@ -77,11 +78,13 @@ final class RowStack(numFields: Int, chunkBytes: Int, memoryBytes: Long) extends
         chunks.addLast(loaded)
         inMemory += s.length
       }
+      topChunk = chunks.peekLast()
     }
   }
 
   override def clear(): Unit = {
     chunks.clear()
+    topChunk = null
     spilled.clear()
     inMemory = 0
     count = 0
@@ -95,7 +98,7 @@ final class RowStack(numFields: Int, chunkBytes: Int, memoryBytes: Long) extends
   }
 
   private def newChunk(need: Int): Chunk = {
-    val previous = chunks.peekLast()
+    val previous = topChunk
     val wanted = if (previous == null) FirstChunkBytes else math.min(previous.bytes.length * 2, chunkBytes)
     val length = math.max(wanted, need)
     val bytes =
@@ -103,6 +106,7 @@ final class RowStack(numFields: Int, chunkBytes: Int, memoryBytes: Long) extends
       else new Array[Byte](length)
     val chunk = new Chunk(bytes)
     chunks.addLast(chunk)
+    topChunk = chunk
     inMemory += bytes.length
     while (inMemory > memoryBytes && chunks.size > 1) {
       val bottom = chunks.pollFirst()

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, CreateNamedStruct, Expression, GetStructField, Literal, MutableProjection, NamedExpression, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, CreateNamedStruct, Expression, GetStructField, Literal, NamedExpression, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, ConcatRow, WindowContents}
 import org.apache.spark.sql.types.StructType
 
@@ -47,11 +47,12 @@ final class WindowRowWriter(
     header ++ buffers.bufferAttributes ++ buffers.inputBufferAttributes)
   private lazy val fromResults = UnsafeProjection.create(outputOf(aggregateResults), header ++ aggregateResults)
 
-  // The keys and bounds of the current window, in one flat row (keys copied once per group).
-  private val headerRow = new SpecificInternalRow(header.map(_.dataType))
-  private val copyKeys = MutableProjection.create(
-    keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) })
-  copyKeys.target(headerRow)
+  // The keys and bounds of the current window, in one UnsafeRow: the keys written once per
+  // group, the bounds set in place for each window.
+  private val headerOfKeys = UnsafeProjection.create(
+    keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) } ++
+      Seq(Literal(0L), Literal(0L)))
+  private var headerRow: UnsafeRow = _
   private var lastKey: InternalRow = _
   private val input = new ConcatRow
   private val parts = new AggregateParts
@@ -62,7 +63,7 @@ final class WindowRowWriter(
    */
   def write(key: InternalRow, start: Long, end: Long, contents: WindowContents): UnsafeRow = {
     if (key ne lastKey) {
-      copyKeys(key)
+      headerRow = headerOfKeys(key).copy()
       lastKey = key
     }
     headerRow.setLong(numKeys, start)

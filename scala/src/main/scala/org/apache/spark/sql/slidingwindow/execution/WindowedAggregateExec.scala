@@ -35,7 +35,8 @@ case class WindowedAggregateExec(
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of input rows"),
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
-    "numGroups" -> SQLMetrics.createMetric(sparkContext, "number of groups"))
+    "numGroups" -> SQLMetrics.createMetric(sparkContext, "number of groups"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (keys.isEmpty) AllTuples :: Nil else ClusteredDistribution(keys) :: Nil
@@ -57,6 +58,7 @@ case class WindowedAggregateExec(
     val numInputRows = longMetric("numInputRows")
     val numOutputRows = longMetric("numOutputRows")
     val numGroups = longMetric("numGroups")
+    val spillSize = longMetric("spillSize")
     val inputAttributes = child.output
     val (definition, keys, time, window, aggregates, results) =
       (this.definition, this.keys, this.time, this.window, this.aggregates, this.resultExpressions)
@@ -65,7 +67,7 @@ case class WindowedAggregateExec(
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       new WindowedAggregationIterator(definition, keys, time, inputAttributes, buffers, bufferConf,
         new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers), rows,
-        numInputRows, numOutputRows, numGroups)
+        numInputRows, numOutputRows, numGroups, spillSize)
     }
   }
 

@@ -1,10 +1,11 @@
 package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf, WindowContents}
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
+import org.apache.spark.sql.slidingwindow.memory.SpillFile
 import org.apache.spark.sql.slidingwindow.windows.{GroupWindows, WindowSink}
 
 /**
@@ -26,17 +27,23 @@ final class WindowedAggregationIterator(
     input: Iterator[InternalRow],
     numInputRows: SQLMetric,
     numOutputRows: SQLMetric,
-    numGroups: SQLMetric) extends Iterator[InternalRow] with WindowSink {
+    numGroups: SQLMetric,
+    spillSize: SQLMetric) extends Iterator[InternalRow] with WindowSink {
 
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
+  // Whether a row is of the current group: its keys compared with those of the group's first
+  // row, in place (no key row projected per input row).
+  private val keyOrdering = RowOrdering.create(keys.map(SortOrder(_, Ascending)), inputAttributes)
   private val timeOrdinal = inputAttributes.indexWhere(_.exprId == time.exprId)
   private val windows = GroupWindows(definition, buffers, bufferConf)
 
   private var ready: UnsafeRow = _ // the next window's row, once one has closed
   private var groupKey: UnsafeRow = _
+  private var groupRow: InternalRow = _ // the group's first row
   private var nextGroupRow: InternalRow = _ // first row of the next group, once this one is done
   private var finished = false
   private var inputDone = false
+  private val spilledBefore = SpillFile.bytesWritten
 
   override def hasNext: Boolean = {
     while (ready == null && !inputDone) step()
@@ -62,7 +69,7 @@ final class WindowedAggregationIterator(
       if (!row.isNullAt(timeOrdinal)) {
         if (groupKey == null) {
           startGroup(row)
-        } else if (keyProjection(row) != groupKey) {
+        } else if (keyOrdering.compare(row, groupRow) != 0) {
           windows.finish(this)
           nextGroupRow = row.copy()
         } else {
@@ -74,11 +81,13 @@ final class WindowedAggregationIterator(
       finished = true
     } else {
       inputDone = true
+      spillSize += SpillFile.bytesWritten - spilledBefore
     }
   }
 
   private def startGroup(row: InternalRow): Unit = {
     groupKey = keyProjection(row).copy()
+    groupRow = row.copy()
     numGroups += 1
     windows.add(row.getLong(timeOrdinal), row, this)
   }

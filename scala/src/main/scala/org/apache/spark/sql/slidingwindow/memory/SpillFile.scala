@@ -9,6 +9,9 @@ import org.apache.spark.{SparkEnv, TaskContext}
  * the task completes), else in java.io.tmpdir. Records are appended; a FIFO reads them back in
  * order ([[read]]), a stack reads back the last one and reuses its space ([[readLast]]). When no
  * record is left to read, the file is truncated and reused from its start.
+ *
+ * Bytes written count as the task's disk spill (the Spark UI's "Spill (Disk)"), and in
+ * [[SpillFile.bytesWritten]] for the operators' own metric.
  */
 final class SpillFile {
   private var file: RandomAccessFile = _
@@ -27,6 +30,8 @@ final class SpillFile {
     file.write(bytes, 0, length)
     end += length
     live += 1
+    SpillFile.written.get()(0) += length
+    Option(TaskContext.get()).foreach(_.taskMetrics().incDiskBytesSpilled(length))
     offset
   }
 
@@ -90,4 +95,11 @@ final class SpillFile {
     file = new RandomAccessFile(handle, "rw")
     Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => close()))
   }
+}
+
+object SpillFile {
+  private val written = ThreadLocal.withInitial[Array[Long]](() => Array(0L))
+
+  /** Bytes written to spill files by this thread so far (a task runs in one thread). */
+  def bytesWritten: Long = written.get()(0)
 }
