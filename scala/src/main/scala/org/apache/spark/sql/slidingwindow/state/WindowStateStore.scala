@@ -113,6 +113,7 @@ object WindowStateStore {
       } finally iter.close()
       rowsRead += entries.length
       entries.foreach(store.remove(_, layout.indexFamily))
+      rowsRemoved += entries.length
       entries.map(codec.groupOfIndex(_).copy()).distinct.toSeq
     }
   }
