@@ -2,7 +2,7 @@
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup demo test docs
+.PHONY: setup demo test docs bench
 
 # JDK 17 and JUnit 4 from Debian, then the package (its install compiles and bundles the jar).
 setup:
@@ -18,3 +18,7 @@ test: setup
 
 docs: setup
 	$(PYTHON) -m mkdocs build --strict -d build/site
+
+# The batch benchmark of docs/performance.md (about 20 minutes); see benchmarks/ for the others.
+bench: setup
+	$(PYTHON) -m benchmarks.batch

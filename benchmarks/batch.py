@@ -29,8 +29,8 @@ from typing import Dict, List, Optional
 
 from pyspark.sql import DataFrame, SparkSession
 
-from benchmarks.common import (Timeout, machine_markdown, markdown_table, ratio, run, seconds,
-                               session, timed)
+from benchmarks.common import (Timeout, machine_markdown, markdown_table, publish, ratio, run,
+                               seconds, session, timed)
 
 BASE_MS = 1_704_067_200_000  # 2024-01-01T00:00:00Z
 AGGREGATES = "count(*) AS n, sum(v) AS sv, max(v) AS mv, max_by(v, ts) AS mb"
@@ -155,10 +155,7 @@ def main(argv: Optional[List[str]] = None) -> Dict:
             print("ERROR: ours and plain Spark disagree", file=sys.stderr)
 
     report = render(args, results)
-    print(report)
-    if args.report:
-        with open(args.report, "w") as f:
-            f.write(report + "\n")
+    publish(report, args.report)
     spark.stop()
     if any(r["same_rows"] is False for r in results):
         raise SystemExit(1)

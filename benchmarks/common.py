@@ -115,6 +115,14 @@ def machine_markdown() -> str:
     return markdown_table(["", ""], list(machine().items()))
 
 
+def publish(report: str, path: Optional[str]) -> None:
+    """Prints a benchmark's Markdown report, and writes it to `path` when one is given."""
+    print(report)
+    if path:
+        with open(path, "w") as f:
+            f.write(report + "\n")
+
+
 def seconds(t: Optional[float]) -> str:
     return "-" if t is None else f"{t:.2f}"
 

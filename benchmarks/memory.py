@@ -14,7 +14,7 @@ import argparse
 import time
 from typing import List, Optional
 
-from benchmarks.common import machine_markdown, markdown_table, session
+from benchmarks.common import machine_markdown, markdown_table, publish, session
 
 
 def spill_size(df) -> int:
@@ -59,10 +59,7 @@ def main(argv: Optional[List[str]] = None) -> dict:
         [[f"{args.rows:,}", f"{heap / 2**30:.1f} GiB", f"{seconds:.1f}", f"{row.windows:,}",
           f"{row.largest:,}", f"{spilled / 2**20:,.0f} MiB"]])
     report = f"{table}\n\n{machine_markdown()}"
-    print(report)
-    if args.report:
-        with open(args.report, "w") as f:
-            f.write(report + "\n")
+    publish(report, args.report)
     assert row.largest == args.rows, "one window holds every row"
     spark.stop()
     return result

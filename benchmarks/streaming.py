@@ -1,21 +1,26 @@
 """Streaming sliding windows with RocksDB state: sustained throughput, and the cost of a
 micro-batch as the state grows at a constant input rate (docs/performance.md).
 
-    python -m benchmarks.streaming [--groups 100000] [--rows-per-batch 100000] [--batches 30]
+    python -m benchmarks.streaming [--groups 100000] [--rows-per-batch 100000] [--measured 10]
 
 The input is Spark's `rate-micro-batch` source: the same number of rows in every micro-batch,
 event time advancing by `--advance` seconds per micro-batch (each row's time spread over that
-span), keys `value % groups`. Each configuration runs `--batches` micro-batches as fast as it can
-(trigger every 0 seconds, `noop` sink, append mode, watermark delay `--delay`) and is measured
-over the micro-batches after the windows are full (event time past window + delay):
+span), keys `value % groups`. Each configuration runs micro-batches as fast as it can (trigger
+every 0 seconds, `noop` sink, append mode, watermark delay `--delay`) until its windows are full
+(event time past window + delay), then `--measured` more, over which it is measured:
 
 - sustained rows/s: input rows / time of those micro-batches;
 - ms per micro-batch, and what the operator reports: state rows, state rows read, windows emitted.
 
 Configurations, on the same stream:
 (1) sliding_window of `--window` (1 minute);
-(2) sliding_window of 10 x `--window`: ten times the state, the same input rate;
-(3) for reference, Spark's own tumbling `window(ts, --window)` aggregation with RocksDB state.
+(2) sliding_window of `--state-factor` x `--window` (20): the same input rate, and at least ten
+    times the state (a group's rows span window + delay + one micro-batch, and a group also
+    keeps a few rows of its own whatever the window);
+(3) (1) with `spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows` off: Spark's RocksDB
+    provider then stops reading every key before it writes or deletes it (to count the keys),
+    and reports no `numRowsTotal`;
+(4) for reference, Spark's own tumbling `window(ts, --window)` aggregation with RocksDB state.
 """
 from __future__ import annotations
 
@@ -30,10 +35,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from benchmarks.common import machine_markdown, markdown_table, session
+from benchmarks.common import machine_markdown, markdown_table, publish, session
 
 START_MS = 1_704_067_200_000
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+TRACK_ROWS = "spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows"
 
 
 def source(spark: SparkSession, args) -> DataFrame:
@@ -51,15 +57,21 @@ def source(spark: SparkSession, args) -> DataFrame:
 
 
 def measure(spark: SparkSession, args, name: str, window_seconds: float,
-            build: Callable[[DataFrame], DataFrame]) -> Dict:
+            build: Callable[[DataFrame], DataFrame], conf: Optional[Dict[str, str]] = None) -> Dict:
+    """Runs one configuration; `conf` is set on the session while it runs (a new query, with a
+    new checkpoint, gets new state store providers, which read it)."""
+    # Full windows: the watermark is past window + delay from the first row on.
+    fill = int((window_seconds + args.delay) / args.advance) + 2
     checkpoint = tempfile.mkdtemp(prefix="swa-bench-")
+    for k, v in (conf or {}).items():
+        spark.conf.set(k, v)
     query = (build(source(spark, args)).writeStream.format("noop").outputMode("append")
              .option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds").start())
     try:
         deadline = time.time() + args.timeout
         while True:
             progress = [p for p in query.recentProgress if p.numInputRows > 0]
-            if len(progress) >= args.batches:
+            if len(progress) >= fill + args.measured:
                 break
             if query.exception() is not None:
                 raise RuntimeError(query.exception())
@@ -69,13 +81,10 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
     finally:
         query.stop()
         shutil.rmtree(checkpoint, ignore_errors=True)
-    # Full windows: the watermark is past window + delay from the first row on.
-    fill = int((window_seconds + args.delay) / args.advance) + 2
+        for k in conf or {}:
+            spark.conf.unset(k)
     steady = sorted((p for p in query.recentProgress if p.numInputRows > 0),
-                    key=lambda p: p.batchId)[fill:args.batches]
-    if len(steady) < 3:
-        raise RuntimeError(f"{name}: only {len(steady)} micro-batches with full windows; "
-                           f"raise --batches above {fill + 3}")
+                    key=lambda p: p.batchId)[fill:fill + args.measured]
     ms = [p.durationMs["triggerExecution"] for p in steady]
     ops = [p.stateOperators[0] for p in steady]
     rows = sum(p.numInputRows for p in steady)
@@ -98,7 +107,10 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
     p.add_argument("--advance", type=float, default=30, help="seconds of event time per micro-batch")
     p.add_argument("--window", type=float, default=60, help="window size, seconds")
     p.add_argument("--delay", type=float, default=10, help="watermark delay, seconds")
-    p.add_argument("--batches", type=int, default=30)
+    p.add_argument("--measured", type=int, default=10,
+                   help="micro-batches measured, once the windows are full")
+    p.add_argument("--state-factor", type=int, default=20,
+                   help="window of configuration (2), in windows of configuration (1)")
     p.add_argument("--partitions", type=int, default=4)
     p.add_argument("--timeout", type=float, default=1800, help="seconds allowed per configuration")
     p.add_argument("--report", help="write the results as Markdown to this file")
@@ -109,6 +121,7 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
     })
     w = args.window
+    big = args.state_factor * w
 
     def sliding(size: float) -> Callable[[DataFrame], DataFrame]:
         return lambda df: (df.groupBy("k", swa.sliding_window("ts", f"{int(size)} seconds"))
@@ -116,7 +129,9 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
 
     results = [
         measure(spark, args, f"sliding_window {w:.0f} s", w, sliding(w)),
-        measure(spark, args, f"sliding_window {10 * w:.0f} s (10x the state)", 10 * w, sliding(10 * w)),
+        measure(spark, args, f"sliding_window {big:.0f} s ({args.state_factor}x the window)", big, sliding(big)),
+        measure(spark, args, f"sliding_window {w:.0f} s, RocksDB not counting its keys", w, sliding(w),
+                conf={TRACK_ROWS: "false"}),
         measure(spark, args, f"Spark's window() {w:.0f} s, tumbling", w,
                 lambda df: (df.groupBy("k", F.window("ts", f"{int(w)} seconds"))
                             .agg(F.count("*").alias("n"), F.sum("v").alias("total"), F.max("v").alias("top")))),
@@ -124,10 +139,7 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
     for r in results:
         print(r, flush=True)
     report = render(args, results)
-    print(report)
-    if args.report:
-        with open(args.report, "w") as f:
-            f.write(report + "\n")
+    publish(report, args.report)
     spark.stop()
     return results
 
@@ -137,15 +149,18 @@ def render(args, results: List[Dict]) -> str:
         ["query", "micro-batches measured", "sustained rows/s", "ms per micro-batch (median)",
          "state rows", "state rows read per micro-batch", "windows emitted per micro-batch"],
         [[r["name"], r["batches"], f"{r['rows_per_s']:,.0f}", f"{r['ms_median']:,.0f}",
-          f"{r['state_rows']:,.0f}", f"{r['rows_read']:,.0f}" if r["rows_read"] else "-",
+          f"{r['state_rows']:,.0f}" if r["state_rows"] else "-",
+          f"{r['rows_read']:,.0f}" if r["rows_read"] else "-",
           f"{r['emitted']:,.0f}"] for r in results])
-    small, large = results[0], results[1]
+    small, large, uncounted = results[0], results[1], results[2]
     return (f"{args.groups:,} groups, {args.rows_per_batch:,} rows per micro-batch, "
             f"{args.advance:.0f} s of event time per micro-batch, watermark delay {args.delay:.0f} s, "
             f"RocksDB state, {args.partitions} partitions ({time.strftime('%Y-%m-%d')}).\n\n{table}\n\n"
             f"With {large['state_rows'] / small['state_rows']:.1f}x the state, a micro-batch takes "
             f"{large['ms_median'] / small['ms_median']:.2f}x the time and reads "
-            f"{large['rows_read'] / small['rows_read']:.2f}x the state rows.\n\n{machine_markdown()}")
+            f"{large['rows_read'] / small['rows_read']:.2f}x the state rows. With RocksDB not counting "
+            f"its keys, sustained rows/s are {uncounted['rows_per_s'] / small['rows_per_s']:.2f}x "
+            f"those of the same query counting them.\n\n{machine_markdown()}")
 
 
 if __name__ == "__main__":

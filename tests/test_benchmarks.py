@@ -1,0 +1,42 @@
+"""The benchmarks of docs/performance.md still run, on tiny inputs (their figures are not checked:
+no timing assertion belongs in a test). batch also checks that sliding_window and the plain-Spark
+query give the same rows, and exits non-zero when they do not."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_benchmark(module: str, *args: str, timeout: int = 300) -> str:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [ROOT, os.path.join(ROOT, "python"), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+def test_batch_benchmark_runs_and_finds_the_same_rows(tmp_path):
+    report = tmp_path / "batch.md"
+    out = run_benchmark("benchmarks.batch", "--rows", "20000", "--groups", "10",
+                        "--rows-per-window", "10,100", "--repeat", "1", "--hopping-max", "10",
+                        "--report", str(report))
+    assert "same rows: True" in out
+    text = report.read_text()
+    assert "| 10 |" in text and "| 100 |" in text and "(a) / (d)" in text
+
+
+def test_streaming_benchmark_runs(tmp_path):
+    out = run_benchmark("benchmarks.streaming", "--groups", "50", "--rows-per-batch", "200",
+                        "--advance", "10", "--window", "10", "--delay", "5", "--measured", "3",
+                        "--state-factor", "2",
+                        "--partitions", "2")
+    assert "sliding_window 10 s" in out and "sustained rows/s" in out
+
+
+def test_memory_benchmark_runs():
+    out = run_benchmark("benchmarks.memory", "--rows", "300000")
+    assert "300,000" in out
