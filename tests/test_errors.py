@@ -102,6 +102,20 @@ def test_two_windows_in_one_group_by(spark, events, second):
     assert "WINDOW_FUNCTION_MULTIPLE" in msg and "only one window function" in msg
 
 
+@pytest.mark.parametrize("group_by", [
+    "CUBE(k, sliding_window(ts, '10 seconds'))",
+    "ROLLUP(k), sliding_window(ts, '10 seconds')",
+    "k, sliding_window(ts, '10 seconds') WITH ROLLUP",
+    "GROUPING SETS ((k, sliding_window(ts, '10 seconds')), (sliding_window(ts, '10 seconds')))",
+    "GROUPING SETS ((k, batch_window(ts, '10 seconds')))",
+])
+def test_grouping_sets(spark, events, group_by):
+    msg = analysis_error(spark, f"SELECT k, count(*) FROM err_events GROUP BY {group_by}")
+    function = "batch_window" if "batch_window" in group_by else "sliding_window"
+    assert "WINDOW_FUNCTION_GROUPING_SETS" in msg and f"{function} cannot be used with GROUPING SETS" in msg
+    assert "UNION ALL" in msg
+
+
 def test_selecting_another_window_than_the_grouped_one(spark, events):
     msg = analysis_error(spark, "SELECT sliding_window(ts, '5 seconds'), count(*) FROM err_events "
                                 "GROUP BY sliding_window(ts, '10 seconds')")

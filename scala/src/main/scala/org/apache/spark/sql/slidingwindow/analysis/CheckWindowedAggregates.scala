@@ -1,8 +1,8 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
-import org.apache.spark.sql.catalyst.expressions.RuntimeReplaceableAggregate
+import org.apache.spark.sql.catalyst.expressions.{Expression, RuntimeReplaceableAggregate}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project, Sort}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Expand, Filter, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.WindowFunction
 import org.apache.spark.sql.slidingwindow.logical.WindowGrouping
@@ -15,6 +15,13 @@ import org.apache.spark.sql.slidingwindow.logical.WindowGrouping
 object CheckWindowedAggregates extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = plan.foreach { node =>
+    node match {
+      // GROUPING SETS, CUBE and ROLLUP are resolved into an Expand over a Project that computes
+      // the grouping expressions: the window function is left in that Project.
+      case Expand(_, _, child) => windowFunctionIn(child.expressions)
+        .foreach(w => WindowErrors.groupingSets(w.kind.functionName))
+      case _ =>
+    }
     node.expressions.foreach(_.foreach {
       case w: WindowFunction => WindowErrors.outsideGroupBy(w.kind.functionName, where(node))
       case _ =>
@@ -32,6 +39,9 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
       case _ =>
     }
   }
+
+  private def windowFunctionIn(es: Seq[Expression]): Option[WindowFunction] =
+    es.iterator.flatMap(_.collectFirst { case w: WindowFunction => w }).nextOption()
 
   /** Whether buffers of `f` can be updated and merged here (after the optimizer's replacements). */
   private def runsInJvm(f: AggregateFunction): Boolean = f match {

@@ -69,6 +69,12 @@ object WindowErrors {
       s"An aggregation can be grouped by only one window function, but this one uses " +
         s"${windows.mkString(", ")}. Keep one of them, or aggregate in two steps.")
 
+  def groupingSets(function: String): Nothing =
+    fail("WINDOW_FUNCTION_GROUPING_SETS",
+      s"$function cannot be used with GROUPING SETS, CUBE or ROLLUP. Write one aggregation " +
+        s"per grouping set, each grouped by its keys and $function(time, size), and combine " +
+        s"them with UNION ALL.")
+
   def windowNotGrouped(function: String, expression: String): Nothing =
     fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY",
       s"The SELECT list uses $expression, which is not the window function of the GROUP BY " +
