@@ -38,7 +38,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from reference import sliding_windows
+from reference import batch_windows, sliding_windows
 from windows_util import Event, window_micros
 
 SEC = 1_000_000  # micro-seconds
@@ -560,3 +560,39 @@ def test_default_state_store_gives_the_same_output(spark, tmp_path, mode):
                         sliding_query("3 seconds"), mode)
     CHECKS[mode](stream, [run])
     assert dropped_rows([run]) == len(stream.late(batch_plan(stream, [run])))
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_aggregation_without_grouping_keys(spark, rocksdb, tmp_path, function):
+    """GROUP BY the window alone: one group, one state store (the operator runs in a single
+    partition), through a foreachBatch sink, which checks that every state store it expects
+    committed. Rows in order, none late: the emitted windows are the batch reference's."""
+    seconds = [[0, 0.4, 1.1, 2.5], [3.0, 3.2, 5.9], [7.5, 8.0]]
+    files, next_id = [], 0
+    for batch in seconds:
+        files.append([])
+        for s in batch:
+            files[-1].append((0, "a", BASE + int(s * SEC), next_id % 7, next_id))
+            next_id += 1
+    events = [e for f in files for e in f]
+    files.append([flush_event(events, 2 * SEC)])  # in the same group: closes the last windows
+    write_files(str(tmp_path / "in"), files)
+
+    def build(stream: DataFrame) -> DataFrame:
+        return (stream.withWatermark("ts", DELAY_TEXT)
+                .groupBy(getattr(swa, function)("ts", "2 seconds"))
+                .agg(F.count("*").alias("n"), F.sum("v").alias("total"),
+                     F.collect_list("id").alias("ids"))
+                .select(*window_micros(function), "n", "total", "ids"))
+
+    run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "checkpoint"), build, "append")
+    got = [(r.s, r.e, r.n, r.total, tuple(sorted(r.ids))) for _, r in run.rows]
+    assert len(got) == len(set(got)), "a window emitted twice"
+    windows_of = sliding_windows if function == "sliding_window" else batch_windows
+    reference = windows_of(events, 2 * SEC, key=lambda e: None, time=lambda e: e[TIME])
+    assert sorted(got) == sorted(
+        (s, e, len(m), sum(x[VALUE] for x in m), tuple(sorted(x[ID] for x in m)))
+        for (_, s, e), m in reference.items())
+    ops = operator_metrics([run], "slidingWindowAggregate" if function == "sliding_window"
+                           else "batchWindowAggregate")
+    assert {op["numStateStoreInstances"] for op in ops} == {1}

@@ -40,13 +40,22 @@ object StreamingQueryContext {
     operatorIdBase + index
   }
 
-  def stateInfo(execution: IncrementalExecution, operatorId: Long): StatefulOperatorStateInfo =
+  /**
+   * The state info of our operator `operatorId`. An aggregation without grouping keys runs in a
+   * single partition (AllTuples), so it has one state store: its state info says so, or Spark
+   * would wait for the commits of stores that no task opens (foreachBatch sinks validate them)
+   * and the state data source would look for partitions that do not exist.
+   */
+  def stateInfo(
+      execution: IncrementalExecution,
+      operatorId: Long,
+      hasKeys: Boolean): StatefulOperatorStateInfo =
     StatefulOperatorStateInfo(
       execution.checkpointLocation,
       execution.runId,
       operatorId,
       execution.currentBatchId,
-      execution.numStateStores,
+      if (hasKeys) execution.numStateStores else 1,
       execution.stateSchemaMetadatas.get(operatorId),
       execution.currentStateStoreCkptId.get(operatorId))
 }

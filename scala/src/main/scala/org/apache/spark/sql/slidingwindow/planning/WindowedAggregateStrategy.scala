@@ -38,7 +38,7 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
         WindowErrors.completeModeNotSupported(function)
       }
       val stateInfo = execution.map { ie =>
-        StreamingQueryContext.stateInfo(ie, StreamingQueryContext.operatorId(ie, a))
+        StreamingQueryContext.stateInfo(ie, StreamingQueryContext.operatorId(ie, a), a.keys.nonEmpty)
       }
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, a.aggregates,
         resultExpressions, stateInfo, outputMode, None, None, planLater(a.child))
