@@ -20,11 +20,12 @@ PAGES = [
     ("quickstart.py", "getting-started.md"),
     ("streaming_modes.py", "streaming.md"),
     ("kafka_migration.py", "kafka-migration.md"),
+    ("batch_windows.py", "batch-windows.md"),
 ]
 
 
-def documented_output(page: str, script: str) -> str:
-    with open(os.path.join(ROOT, "docs", page)) as f:
+def documented_output(page: str, script: str, folder: str = "docs") -> str:
+    with open(os.path.join(ROOT, folder, page)) as f:
         text = f.read()
     marker = re.escape(f"<!-- output: docs/examples/{script} -->")
     blocks = re.findall(marker + r"\s*\n```[a-z]*\n(.*?)\n```", text, flags=re.S)
@@ -43,10 +44,22 @@ def load(script: str):
     return module
 
 
+def printed_by(spark, script: str, work: str) -> list:
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        load(script).run_example(spark, work)
+    return normalize(printed.getvalue())
+
+
 @pytest.mark.parametrize("script,page", PAGES)
 def test_documented_output_is_what_the_example_prints(spark, tmp_path, script, page):
     expected = normalize(documented_output(page, script))
-    printed = io.StringIO()
-    with redirect_stdout(printed):
-        load(script).run_example(spark, str(tmp_path))
-    assert normalize(printed.getvalue()) == expected
+    assert printed_by(spark, script, str(tmp_path)) == expected
+
+
+def test_readme_shows_an_excerpt_of_what_the_example_prints(spark, tmp_path):
+    """The README shows the streaming part of docs/examples/batch_windows.py's output."""
+    excerpt = normalize(documented_output("README.md", "batch_windows.py", folder="."))
+    printed = printed_by(spark, "batch_windows.py", str(tmp_path))
+    starts = [i for i in range(len(printed)) if printed[i:i + len(excerpt)] == excerpt]
+    assert excerpt and starts, (excerpt, printed)
