@@ -8,6 +8,8 @@ import importlib.util
 import io
 import os
 import re
+import subprocess
+import sys
 from contextlib import redirect_stdout
 
 import pytest
@@ -63,3 +65,13 @@ def test_readme_shows_an_excerpt_of_what_the_example_prints(spark, tmp_path):
     printed = printed_by(spark, "batch_windows.py", str(tmp_path))
     starts = [i for i in range(len(printed)) if printed[i:i + len(excerpt)] == excerpt]
     assert excerpt and starts, (excerpt, printed)
+
+
+def test_scala_reference_shows_what_the_scala_example_prints():
+    """docs/examples/ScalaExample.scala, compiled with pyspark's Scala compiler and run in its
+    own JVM (run_scala_example.py), prints the outputs of docs/scala-reference.md."""
+    expected = normalize(documented_output("scala-reference.md", "ScalaExample.scala"))
+    result = subprocess.run([sys.executable, os.path.join(EXAMPLES, "run_scala_example.py")],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert normalize(result.stdout) == expected
