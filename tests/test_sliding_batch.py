@@ -7,7 +7,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType, TimestampNTZType, TimestampType
 
 import sliding_window_agg as swa
-from reference import sliding_windows
+from reference import batch_windows, sliding_windows
 from windows_util import events_df, rows_by_window, window_micros
 
 # SPEC section 2, units of one micro-second: rows A@10 B@14 C@17 D@25 E@31, S = 10.
@@ -283,3 +283,30 @@ def test_group_by_ordinal_and_all(spark, group_by):
         FROM ordinal_events GROUP BY {group_by}""").select(
         "k", F.unix_micros("w.start").alias("s"), "n").orderBy("s").collect()
     assert [tuple(r) for r in rows] == [("a", 0, 1), ("a", 4, 2), ("a", 11, 1)]
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+@pytest.mark.parametrize("precision,scale", [(3, 2), (10, 2), (9, 0), (20, 4), (38, 10)])
+def test_decimal_sum_and_avg(spark, function, precision, scale):
+    """sum and avg of decimals: for small precisions the optimizer computes them on unscaled
+    longs (DecimalAggregates), which rewrites the aggregates of the windowed aggregation."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    events = [(0, k, t, v, i) for i, (k, t, v) in enumerate(
+        [("x", 1, 5), ("x", 2, 9), ("x", 2, 1), ("x", 6, 7), ("x", 13, 2), ("y", -4, 3),
+         ("y", 0, 6)])]
+    unit = Decimal(1).scaleb(-scale)
+    rows = (events_df(spark, events)
+            .withColumn("d", (F.col("v") * F.lit(unit)).cast(f"decimal({precision},{scale})"))
+            .groupBy("k", getattr(swa, function)("ts", "5 microseconds"))
+            .agg(F.sum("d").alias("total"), F.avg("d").alias("mean"), F.count("*").alias("n"))
+            .select("k", *window_micros(function), "total", "mean", "n").collect())
+    reference = sliding_windows if function == "sliding_window" else batch_windows
+    expected = reference(events, 5, key=lambda r: r[1], time=lambda r: r[2])
+    got = rows_by_window(rows, ["k"])
+    assert set(got) == set(expected)
+    for w, members in expected.items():
+        total = sum(Decimal(m[3]) * unit for m in members)
+        mean = (total / len(members)).quantize(Decimal(1).scaleb(-(scale + 4)), rounding=ROUND_HALF_UP)
+        assert got[w].total == total, w
+        assert got[w].mean == mean, w

@@ -596,3 +596,36 @@ def test_aggregation_without_grouping_keys(spark, rocksdb, tmp_path, function):
     ops = operator_metrics([run], "slidingWindowAggregate" if function == "sliding_window"
                            else "batchWindowAggregate")
     assert {op["numStateStoreInstances"] for op in ops} == {1}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_decimal_aggregates_in_the_state(spark, rocksdb, tmp_path, mode):
+    """sum and avg of a DECIMAL(5,2): the optimizer computes them on unscaled longs
+    (DecimalAggregates), so the state keeps long buffers and the output converts them back."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    stream = generate_stream(3, 3 * SEC, cases=3)
+    write_files(str(tmp_path / "in"), stream.files)
+
+    def build(df: DataFrame) -> DataFrame:
+        return (df.withWatermark("ts", DELAY_TEXT)
+                .withColumn("d", (F.col("v") / 4).cast("decimal(5,2)"))
+                .groupBy("case", "k", swa.sliding_window("ts", "3 seconds"))
+                .agg(F.sum("d").alias("total"), F.avg("d").alias("mean"),
+                     F.collect_list("id").alias("ids"))
+                .select("case", "k", *window_micros(), "total", "mean", "ids"))
+
+    run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "checkpoint"), build, mode)
+    plan = batch_plan(stream, [run])
+    late = stream.late(plan)
+    last = {}
+    for b, w, r in output([run]):
+        last[w] = r  # in update mode, a window's last row is its final value
+    final = stream.reference(late)
+    assert set(last) == set(final), diff_message(set(last), set(final))
+    for w, members in final.items():
+        ds = [Decimal(m[VALUE]) / 4 for m in members]
+        ds = [d.quantize(Decimal("0.01")) for d in ds]
+        assert last[w].total == sum(ds), w
+        assert last[w].mean == (sum(ds) / len(ds)).quantize(Decimal("0.000001"), ROUND_HALF_UP), w
+        assert sorted(last[w].ids) == sorted(m[ID] for m in members), w

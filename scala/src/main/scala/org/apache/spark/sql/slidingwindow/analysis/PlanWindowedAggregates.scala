@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.optimizer.NormalizeFloatingNumbers
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.slidingwindow.logical.{WindowedAggregate, WindowGrouping}
+import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate, WindowGrouping}
 
 /**
  * Plan normalization (after analysis, before the optimizer): `Aggregate(WindowGrouping)` becomes
@@ -36,20 +36,25 @@ object PlanWindowedAggregates extends Rule[LogicalPlan] {
         case a: Attribute if renamed.contains(a.exprId) => renamed(a.exprId)
       }.asInstanceOf[NamedExpression]
     }
-    def named(e: Expression, name: String): NamedExpression =
+    def column(e: Expression, name: String): NamedExpression =
       e match {
         case a: Attribute => a
         case other => Alias(other, name)()
       }
-    val time = named(grouping.time, "__window_time")
-    val order = grouping.order.map(named(_, "__window_order"))
+    val time = column(grouping.time, "__window_time")
+    val order = grouping.order.map(column(_, "__window_order"))
     val computed = (keys ++ (time +: order.toSeq)).collect { case a: Alias => a }
     val input = grouping.child
     val projected = if (computed.isEmpty) input else Project(input.output ++ computed, input)
     val withTime = Filter(IsNotNull(time.toAttribute), projected)
+    // Each aggregate named after its result attribute, which the results refer to.
+    val named = aggregates.map { ae =>
+      val result = ae.resultAttribute
+      AggregateColumn(ae, result.name, result.exprId)
+    }
     Project(results,
       WindowedAggregate(grouping.definition, keys.map(_.toAttribute), time.toAttribute,
-        order.map(_.toAttribute), grouping.window, aggregates, withTime))
+        order.map(_.toAttribute), grouping.window, named, withTime))
   }
 
   /**

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.logical
 
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 import org.apache.spark.sql.catalyst.util.truncatedString
@@ -9,10 +9,10 @@ import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowK
 /**
  * An aggregation grouped by `keys` and by the windows of `definition` over `time`.
  *
- * Output: the keys, the window column, then one column per aggregate (its `resultAttribute`).
- * Arbitrary result expressions are computed by a Project above this node, so that the node holds
- * no aliases (the optimizer's CleanupAliases would strip them from an unknown node). Its child
- * provides `keys` and `time` as plain attributes and has no rows with a null time.
+ * Output: the keys, the window column, then one [[AggregateColumn]] per aggregate, which
+ * optimizer rules may rewrite. Arbitrary result expressions are computed by a Project above this
+ * node. Its child provides
+ * `keys` and `time` as plain attributes and has no rows with a null time.
  */
 case class WindowedAggregate(
     definition: WindowDefinition,
@@ -20,10 +20,14 @@ case class WindowedAggregate(
     time: Attribute,
     order: Option[Attribute],
     window: Attribute,
-    aggregates: Seq[AggregateExpression],
+    aggregates: Seq[AggregateColumn],
     child: LogicalPlan) extends UnaryNode {
 
-  def aggregateAttributes: Seq[Attribute] = aggregates.map(_.resultAttribute)
+  def aggregateAttributes: Seq[Attribute] = aggregates.map(_.toAttribute)
+
+  /** The aggregate functions the aggregates are computed from, each once. */
+  def aggregateExpressions: Seq[AggregateExpression] =
+    aggregates.flatMap(_.collect { case ae: AggregateExpression => ae }).distinct
 
   override def output: Seq[Attribute] = (keys :+ window) ++ aggregateAttributes
 
@@ -45,7 +49,7 @@ object WindowedAggregate {
       keys: Seq[Attribute],
       time: Attribute,
       order: Option[Attribute],
-      aggregates: Seq[AggregateExpression],
+      aggregates: Seq[Expression],
       maxFields: Int): String = {
     val keyString = truncatedString(keys, "[", ", ", "]", maxFields)
     val fnString = truncatedString(aggregates, "[", ", ", "]", maxFields)

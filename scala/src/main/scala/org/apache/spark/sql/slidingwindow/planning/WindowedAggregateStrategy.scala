@@ -1,13 +1,14 @@
 package org.apache.spark.sql.slidingwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.NamedExpression
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expression, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
-import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate}
 
 /**
  * Plans a [[WindowedAggregate]]: a [[WindowedAggregateExec]] in a batch query, a
@@ -26,10 +27,11 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
     case _ => Nil
   }
 
-  private def planAggregate(a: WindowedAggregate, resultExpressions: Seq[NamedExpression]): SparkPlan =
+  private def planAggregate(a: WindowedAggregate, resultExpressions: Seq[NamedExpression]): SparkPlan = {
+    val (aggregates, results) = aggregatesAndResults(a, resultExpressions)
     if (!a.isStreaming) {
-      WindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, a.aggregates,
-        resultExpressions, planLater(a.child))
+      WindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
+        results, planLater(a.child))
     } else {
       val function = a.definition.kind.functionName
       val execution = StreamingQueryContext.currentExecution(session)
@@ -40,7 +42,35 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       val stateInfo = execution.map { ie =>
         StreamingQueryContext.stateInfo(ie, StreamingQueryContext.operatorId(ie, a), a.keys.nonEmpty)
       }
-      StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, a.aggregates,
-        resultExpressions, stateInfo, outputMode, None, None, planLater(a.child))
+      StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
+        results, stateInfo, outputMode, None, None, planLater(a.child))
     }
+  }
+
+  /**
+   * The aggregate functions the operator computes, and the result expressions over their result
+   * attributes: an aggregate column that the optimizer rewrote into an expression over aggregate
+   * functions (such as a conversion of an unscaled decimal sum) is computed where it is used.
+   */
+  private def aggregatesAndResults(
+      a: WindowedAggregate,
+      resultExpressions: Seq[NamedExpression]): (Seq[AggregateExpression], Seq[NamedExpression]) = {
+    val computed: Map[ExprId, Expression] = a.aggregates.collect {
+      case column: AggregateColumn if !isItsOwnResult(column) =>
+        column.exprId -> column.child.transform { case ae: AggregateExpression => ae.resultAttribute }
+    }.toMap
+    val results = if (computed.isEmpty) resultExpressions else resultExpressions.map {
+      case a: Attribute if computed.contains(a.exprId) => Alias(computed(a.exprId), a.name)(a.exprId)
+      case e => e.transformUp {
+        case a: Attribute if computed.contains(a.exprId) => computed(a.exprId)
+      }.asInstanceOf[NamedExpression]
+    }
+    (a.aggregateExpressions, results)
+  }
+
+  /** A column that is the result attribute of its aggregate function, as the node made it. */
+  private def isItsOwnResult(column: AggregateColumn): Boolean = column.child match {
+    case ae: AggregateExpression => ae.resultId == column.exprId && ae.dataType == column.dataType
+    case _ => false
+  }
 }
