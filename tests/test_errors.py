@@ -82,6 +82,18 @@ def test_outside_group_by(spark, events, sql, where):
     assert "WINDOW_FUNCTION_NOT_IN_GROUP_BY" in msg and where in msg
 
 
+@pytest.mark.parametrize("sql,condition", [
+    ("SELECT count(*) FROM err_events WHERE ts IN "
+     "(SELECT sliding_window(ts, '10 seconds').start FROM err_events)",
+     "WINDOW_FUNCTION_NOT_IN_GROUP_BY"),
+    ("SELECT count(*) FROM err_events WHERE EXISTS "
+     "(SELECT count(DISTINCT v) FROM err_events GROUP BY sliding_window(ts, '10 seconds'))",
+     "WINDOW_UNSUPPORTED_AGGREGATE"),
+])
+def test_errors_inside_subqueries(spark, events, sql, condition):
+    assert condition in analysis_error(spark, sql)
+
+
 def test_nested_in_group_by(spark, events):
     msg = analysis_error(spark, "SELECT count(*) FROM err_events "
                                 "GROUP BY sliding_window(ts, '10 seconds').start")

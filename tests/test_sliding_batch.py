@@ -274,6 +274,51 @@ def test_floating_point_keys_group_like_group_by(spark):
     assert [(r.x, r.n) for r in ordered] == [(1.5, 1), (0.0, 1), (0.0, 1), (0.0, 2)]
 
 
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_map_keys_group_like_group_by(spark, function):
+    """Maps with the same entries in another order are one group, as in Spark's GROUP BY (which
+    sorts map keys), at the top level and inside a struct or an array."""
+    df = spark.sql(
+        """
+        SELECT * FROM VALUES (map('a', 1, 'b', 2), 1L), (map('b', 2, 'a', 1), 3L),
+                             (map('a', 1), 4L), (CAST(NULL AS MAP<STRING, INT>), 5L) AS t(m, t)
+        """
+    ).withColumn("ts", F.timestamp_micros("t"))
+    events = [(0, "ab", 1, 0, 0), (0, "ab", 3, 0, 1), (0, "a", 4, 0, 2), (0, None, 5, 0, 3)]
+    reference = sliding_windows if function == "sliding_window" else batch_windows
+    expected = sorted((k is None, k or "", s, e, len(m)) for (k, s, e), m in reference(
+        events, 10, key=lambda r: r[1], time=lambda r: r[2]).items())
+
+    def name(json: str):  # the test's name of the map a key holds, at any depth
+        return "ab" if '"b":2' in json else "a" if '"a":1' in json else None
+
+    for key in (F.col("m"), F.struct(F.col("m").alias("inner")), F.array(F.col("m"))):
+        rows = (df.groupBy(key.alias("key"), getattr(swa, function)("ts", "10 microseconds"))
+                .agg(F.count("*").alias("n"))
+                .select(F.to_json(F.struct("key")).alias("json"), *window_micros(function), "n")
+                .collect())
+        assert df.groupBy(key.alias("key")).count().count() == 3  # plain GROUP BY: three groups
+        got = sorted((name(r.json) is None, name(r.json) or "", r.s, r.e, r.n) for r in rows)
+        assert got == expected, key
+
+
+def test_subqueries(spark):
+    """A windowed aggregation inside IN, EXISTS and scalar subqueries is planned like any other."""
+    events = [(0, "a", 0, 1, 0), (0, "a", 5, 2, 1), (0, "b", 3, 3, 2)]
+    events_df(spark, events).createOrReplaceTempView("sub_events")
+    maxima = {max(m[3] for m in ms) for ms in sliding_windows(
+        events, 10, key=lambda r: r[1], time=lambda r: r[2]).values()}
+    n_in = spark.sql("SELECT count(*) AS n FROM sub_events WHERE v IN (SELECT max(v) FROM sub_events "
+                     "GROUP BY k, sliding_window(ts, '10 microseconds'))").first().n
+    assert n_in == sum(1 for e in events if e[3] in maxima)
+    exists = spark.sql("SELECT count(*) AS n FROM sub_events WHERE EXISTS (SELECT 1 FROM sub_events "
+                       "GROUP BY sliding_window(ts, '10 microseconds') HAVING count(*) = 3)").first().n
+    assert exists == 3
+    scalar = spark.sql("SELECT (SELECT count(*) FROM (SELECT count(*) FROM sub_events "
+                       "GROUP BY k, batch_window(ts, '10 microseconds'))) AS n").first().n
+    assert scalar == len(batch_windows(events, 10, key=lambda r: r[1], time=lambda r: r[2]))
+
+
 @pytest.mark.parametrize("group_by", ["k, 2", "ALL"])
 def test_group_by_ordinal_and_all(spark, group_by):
     """GROUP BY 2 and GROUP BY ALL resolve to the window function of the select list."""

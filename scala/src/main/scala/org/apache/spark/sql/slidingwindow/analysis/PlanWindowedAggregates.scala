@@ -1,7 +1,6 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expression, IsNotNull, NamedExpression}
-import org.apache.spark.sql.catalyst.optimizer.NormalizeFloatingNumbers
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -15,19 +14,20 @@ import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggr
  * below the marker, and a streaming `Aggregate` would be planned by Spark's own
  * StatefulAggregationStrategy, which runs before any injected strategy. The aggregate expressions
  * are extracted exactly as Spark's planner does (PhysicalAggregation); grouping keys and the time
- * column that are not plain columns are computed by the Project below, and so are floating-point
- * keys normalized (-0.0 as 0.0, one NaN), as the optimizer's NormalizeFloatingNumbers does for an
- * `Aggregate` but not for this node.
+ * column that are not plain columns are computed by the Project below, and so are keys
+ * normalized where equal values can differ in their bytes (maps, floating-point values), as the
+ * optimizer does for an `Aggregate` but not for this node.
  */
 object PlanWindowedAggregates extends Rule[LogicalPlan] {
 
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+  // Subquery expressions (IN, EXISTS, scalar) hold plans of their own: normalized too.
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUpWithSubqueries {
     case agg @ Aggregate(_, _, grouping: WindowGrouping, _) => normalize(agg, grouping)
   }
 
   private def normalize(agg: Aggregate, grouping: WindowGrouping): LogicalPlan = {
     val (namedGrouping, aggregates, resultExpressions, _) = PhysicalAggregation.unapply(agg).get
-    val (keys, renamed) = normalizeFloatingKeys(
+    val (keys, renamed) = normalizeKeys(
       namedGrouping.filterNot(_.toAttribute.exprId == grouping.window.exprId))
     val results = resultExpressions.map {
       case a: Attribute if renamed.contains(a.exprId) =>
@@ -58,15 +58,16 @@ object PlanWindowedAggregates extends Rule[LogicalPlan] {
   }
 
   /**
-   * Floating-point keys become normalizing aliases. A computed key keeps its attribute; a key
-   * that is a column gets a new one, returned in the map so that results can refer to it.
+   * Keys that need it are normalized ([[GroupingKeyNormalization]]) by aliases. A computed key
+   * keeps its attribute; a key that is a column gets a new one, returned in the map so that
+   * results can refer to it.
    */
-  private def normalizeFloatingKeys(
+  private def normalizeKeys(
       keys: Seq[NamedExpression]): (Seq[NamedExpression], Map[ExprId, Attribute]) = {
     val normalized = keys.map {
-      case k if !NormalizeFloatingNumbers.needNormalize(k.dataType) => k
-      case a: Alias => Alias(NormalizeFloatingNumbers.normalize(a.child), a.name)(exprId = a.exprId)
-      case k => Alias(NormalizeFloatingNumbers.normalize(k), k.name)()
+      case k if !GroupingKeyNormalization.needed(k) => k
+      case a: Alias => Alias(GroupingKeyNormalization(a.child), a.name)(exprId = a.exprId)
+      case k => Alias(GroupingKeyNormalization(k), k.name)()
     }
     val renamed = keys.zip(normalized).collect {
       case (k: Attribute, n) if n ne k => k.exprId -> n.toAttribute
