@@ -94,6 +94,16 @@ def test_errors_inside_subqueries(spark, events, sql, condition):
     assert condition in analysis_error(spark, sql)
 
 
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_pivot_that_spark_computes_in_two_aggregations(spark, events, function):
+    """pivot() with sum is resolved into an aggregation grouped by the pivot column too, which
+    would give each pivot value windows of its own: rejected, with the FILTER alternative."""
+    with pytest.raises(AnalysisException) as e:
+        (events.groupBy(getattr(swa, function)("ts", "10 seconds")).pivot("k", ["a", "b"])
+         .agg(F.sum("v")).collect())
+    assert "WINDOW_FUNCTION_PIVOT" in str(e.value) and "FILTER" in str(e.value)
+
+
 def test_nested_in_group_by(spark, events):
     msg = analysis_error(spark, "SELECT count(*) FROM err_events "
                                 "GROUP BY sliding_window(ts, '10 seconds').start")

@@ -302,6 +302,27 @@ def test_map_keys_group_like_group_by(spark, function):
         assert got == expected, key
 
 
+def test_aggregates_the_optimizer_rewrites_and_pivots_of_one_aggregation(spark):
+    """Aggregates that optimizer rules replace (count(NULL) and FILTER (WHERE false) become
+    constants), and a pivot that Spark computes in one aggregation (collect_list: each aggregate
+    filtered by the pivot value), against the reference."""
+    events = [(0, k, t, v, i) for i, (k, t, v) in enumerate(
+        [("a", 0, 1), ("b", 5, 10), ("a", 12, 100), ("b", 13, 1000)])]
+    df = events_df(spark, events)
+    rows = (df.groupBy(swa.sliding_window("ts", "10 microseconds"))
+            .agg(F.expr("count(NULL)").alias("none"), F.expr("count(*) FILTER (WHERE false)").alias("zero"),
+                 F.count("*").alias("n"))
+            .select(*window_micros(), "none", "zero", "n").collect())
+    expected = sliding_windows(events, 10, key=lambda r: 0, time=lambda r: r[2])
+    assert sorted((r.s, r.e, r.none, r.zero, r.n) for r in rows) == sorted(
+        (s, e, 0, 0, len(m)) for (_, s, e), m in expected.items())
+    pivoted = (df.groupBy(swa.sliding_window("ts", "10 microseconds")).pivot("k", ["a", "b"])
+               .agg(F.collect_list("v")).select(*window_micros(), "a", "b").collect())
+    assert sorted((r.s, r.e, sorted(r.a), sorted(r.b)) for r in pivoted) == sorted(
+        (s, e, sorted(x[3] for x in m if x[1] == "a"), sorted(x[3] for x in m if x[1] == "b"))
+        for (_, s, e), m in expected.items())
+
+
 def test_subqueries(spark):
     """A windowed aggregation inside IN, EXISTS and scalar subqueries is planned like any other."""
     events = [(0, "a", 0, 1, 0), (0, "a", 5, 2, 1), (0, "b", 3, 3, 2)]

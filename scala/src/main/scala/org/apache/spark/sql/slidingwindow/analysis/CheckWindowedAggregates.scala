@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, RuntimeReplaceableAggregate}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate, PivotFirst}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Expand, Filter, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.WindowFunction
@@ -20,6 +20,13 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
       // the grouping expressions: the window function is left in that Project.
       case Expand(_, _, child) => windowFunctionIn(child.expressions)
         .foreach(w => WindowErrors.groupingSets(w.kind.functionName))
+      // A pivot whose aggregates have simple types is resolved into an aggregation grouped by
+      // the pivot column too, under one that pivots its rows (PivotFirst).
+      case Aggregate(_, pivoted, Aggregate(_, _, g: WindowGrouping, _), _) if pivoted.exists(_.exists {
+            case ae: AggregateExpression => ae.aggregateFunction.isInstanceOf[PivotFirst]
+            case _ => false
+          }) =>
+        WindowErrors.pivot(g.definition.kind.functionName)
       case _ =>
     }
     node.expressions.foreach(_.foreach {

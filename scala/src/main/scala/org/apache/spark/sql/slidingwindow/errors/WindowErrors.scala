@@ -75,6 +75,13 @@ object WindowErrors {
         s"per grouping set, each grouped by its keys and $function(time, size), and combine " +
         s"them with UNION ALL.")
 
+  def pivot(function: String): Nothing =
+    fail("WINDOW_FUNCTION_PIVOT",
+      s"pivot() cannot be used with $function here: Spark computes this pivot in two " +
+        s"aggregations, the first one grouped by the pivot column too, which would give each " +
+        s"pivot value windows of its own. Write one aggregate per pivot value with a FILTER " +
+        s"clause instead, such as sum(v) FILTER (WHERE k = 'a') AS a, grouped by $function(time, size).")
+
   def windowNotGrouped(function: String, expression: String): Nothing =
     fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY",
       s"The SELECT list uses $expression, which is not the window function of the GROUP BY " +
