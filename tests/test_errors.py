@@ -211,6 +211,50 @@ def test_python_helpers_say_how_to_load_the_extension(tmp_path):
         assert "spark.sql.extensions=" + swa.EXTENSION_CLASS in line
 
 
+def test_python_helpers_without_any_session():
+    """No session at all: PySpark's own error, as F.window raises it (not a bare assertion)."""
+    script = textwrap.dedent(
+        """
+        import sliding_window_agg as swa
+        for call in (lambda: swa.sliding_window("ts", "1 second"),
+                     lambda: swa.batch_window("ts", "1 second")):
+            try:
+                call()
+            except Exception as e:
+                print("ERROR:", type(e).__name__, e)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    errors = [line for line in out.stdout.splitlines() if line.startswith("ERROR:")]
+    assert len(errors) == 2, out.stdout + out.stderr
+    assert all("PySparkRuntimeError [SESSION_OR_CONTEXT_NOT_EXISTS]" in line for line in errors), errors
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT kk.k, l.n FROM (SELECT DISTINCT k FROM err_events) kk, LATERAL (SELECT count(*) n "
+    "FROM err_events e WHERE e.k = kk.k GROUP BY sliding_window(ts, '10 seconds')) l",
+    "SELECT count(*) FROM err_events o WHERE EXISTS (SELECT 1 FROM err_events e WHERE e.k = o.k "
+    "GROUP BY sliding_window(ts, '10 seconds'))",
+])
+def test_correlated_subquery(spark, events, sql):
+    msg = analysis_error(spark, sql)
+    assert "WINDOW_FUNCTION_CORRELATED" in msg and "sliding_window cannot be used in a correlated" in msg
+
+
+@pytest.mark.parametrize("sql,condition,says", [
+    ("SELECT count(*) FROM err_events GROUP BY "
+     "sliding_window(sliding_window(ts, '10 seconds').start, '1 second')",
+     "WINDOW_FUNCTION_NESTED", "not nested inside another expression"),
+    ("SELECT count(*) FROM err_events GROUP BY sliding_window(ts => ts, size => '10 seconds')",
+     "WINDOW_WRONG_NUM_ARGS", "does not take named arguments"),
+    ("SELECT count(*) FROM err_events GROUP BY sliding_window(ts, CAST('abc' AS INTERVAL DAY))",
+     "WINDOW_INVALID_SIZE", "it could not be evaluated"),
+])
+def test_arguments_that_cannot_be_used(spark, events, sql, condition, says):
+    msg = analysis_error(spark, sql)
+    assert condition in msg and says in msg
+
+
 # batch_window: the same checks, its own usage and the `order` argument.
 
 def batch_grouped(args: str) -> str:

@@ -323,6 +323,31 @@ def test_aggregates_the_optimizer_rewrites_and_pivots_of_one_aggregation(spark):
         for (_, s, e), m in expected.items())
 
 
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_cached_results_are_reused(spark, function):
+    """CACHE TABLE and DataFrame.cache(): later queries of the same plan read the cache, as the
+    cache manager matches plans by their canonical form (names and ids of aggregates aside)."""
+    events_df(spark, SPEC_ROWS).createOrReplaceTempView("cache_events")
+    query = (f"SELECT k, {function}(ts, '10 microseconds') AS w, count(*) AS n, sum(v) AS total "
+             f"FROM cache_events GROUP BY k, {function}(ts, '10 microseconds')")
+
+    def reads_cache(df):
+        return "InMemoryRelation" in df._jdf.queryExecution().executedPlan().toString()
+
+    try:
+        spark.sql(f"CACHE TABLE cached_windows AS {query}")
+        assert spark.catalog.isCached("cached_windows")
+        assert reads_cache(spark.sql("SELECT * FROM cached_windows"))
+        spark.catalog.clearCache()
+        df = spark.sql(query).cache()
+        expected = sorted(df.collect())
+        again = spark.sql(query)
+        assert reads_cache(again) and sorted(again.collect()) == expected
+    finally:
+        spark.catalog.clearCache()
+        spark.sql("DROP VIEW IF EXISTS cached_windows")
+
+
 def test_subqueries(spark):
     """A windowed aggregation inside IN, EXISTS and scalar subqueries is planned like any other."""
     events = [(0, "a", 0, 1, 0), (0, "a", 5, 2, 1), (0, "b", 3, 3, 2)]

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Union
 
+from pyspark.errors import PySparkRuntimeError
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.utils import is_remote
 
 from ._session import active_session, require_extension
 
@@ -13,6 +15,15 @@ ColumnOrName = Union[Column, str]
 
 def _col(c: ColumnOrName) -> Column:
     return F.col(c) if isinstance(c, str) else c
+
+
+def _require_extension_for_columns() -> None:
+    """The active session must have the extension; without any session (outside Spark
+    Connect) a column cannot be built at all: PySpark's own error, as `F.window` raises it."""
+    spark = active_session()
+    if spark is None and not is_remote():
+        raise PySparkRuntimeError(errorClass="SESSION_OR_CONTEXT_NOT_EXISTS", messageParameters={})
+    require_extension(spark)
 
 
 def sliding_window(time: ColumnOrName, size: str) -> Column:
@@ -39,13 +50,15 @@ def sliding_window(time: ColumnOrName, size: str) -> Column:
 
     Raises:
         ExtensionNotLoadedError: the active Spark session lacks the extension.
+        PySparkRuntimeError: no Spark session exists yet (`SESSION_OR_CONTEXT_NOT_EXISTS`, as
+            PySpark's own column functions raise it).
 
     Example:
         ```python
         df.groupBy("user", sliding_window("ts", "10 seconds")).agg(F.sum("amount"))
         ```
     """
-    require_extension(active_session())
+    _require_extension_for_columns()
     # call_function resolves the function by name on the server: works on Spark Connect too.
     return F.call_function("sliding_window", _col(time), F.lit(size))
 
@@ -75,13 +88,15 @@ def batch_window(time: ColumnOrName, size: str, order: Optional[ColumnOrName] = 
 
     Raises:
         ExtensionNotLoadedError: the active Spark session lacks the extension.
+        PySparkRuntimeError: no Spark session exists yet (`SESSION_OR_CONTEXT_NOT_EXISTS`, as
+            PySpark's own column functions raise it).
 
     Example:
         ```python
         df.groupBy("user", batch_window("ts", "5 seconds")).agg(F.collect_list("payload"))
         ```
     """
-    require_extension(active_session())
+    _require_extension_for_columns()
     args = [_col(time), F.lit(size)] + ([] if order is None else [_col(order)])
     return F.call_function("batch_window", *args)
 

@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow
 
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, NamedArgumentExpression}
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.slidingwindow.analysis.{CheckWindowedAggregates, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
@@ -48,11 +48,11 @@ object SlidingWindowExtensions {
     "", "agg_funcs", "0.1.0", "", "built-in")
 
   val slidingWindowFunction: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression) =
-    (FunctionIdentifier("sliding_window"), slidingWindowInfo, {
+    (FunctionIdentifier("sliding_window"), slidingWindowInfo, positional("sliding_window(time, size)", {
       case Seq(time, size) => SlidingWindow(time, size)
       case args =>
         WindowErrors.wrongNumberOfArguments("sliding_window", "2", "sliding_window(time, size)", args.length)
-    })
+    }))
 
   private val batchWindowInfo = new ExpressionInfo(
     classOf[BatchWindow].getCanonicalName, null, "batch_window",
@@ -74,11 +74,20 @@ object SlidingWindowExtensions {
     "", "agg_funcs", "0.1.0", "", "built-in")
 
   val batchWindowFunction: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression) =
-    (FunctionIdentifier("batch_window"), batchWindowInfo, {
+    (FunctionIdentifier("batch_window"), batchWindowInfo, positional("batch_window(time, size[, order])", {
       case Seq(time, size) => BatchWindow(time, size, None)
       case Seq(time, size, order) => BatchWindow(time, size, Some(order))
       case args =>
         WindowErrors.wrongNumberOfArguments(
           "batch_window", "2 or 3", "batch_window(time, size[, order])", args.length)
-    })
+    }))
+
+  /** A builder that takes arguments by position only (`name => value` is an error). */
+  private def positional(usage: String, build: Seq[Expression] => Expression): Seq[Expression] => Expression =
+    args => {
+      if (args.exists(_.isInstanceOf[NamedArgumentExpression])) {
+        WindowErrors.namedArguments(usage.takeWhile(_ != '('), usage)
+      }
+      build(args)
+    }
 }

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Expression, NamedExpression, SessionWindow, TimeWindow}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Expression, NamedExpression, OuterReference, SessionWindow, TimeWindow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -48,7 +48,15 @@ object ResolveWindowedAggregates extends Rule[LogicalPlan] {
         .foreach(w => WindowErrors.nested(w.kind.functionName, g.sql))
     }
     val windowFunctions = grouping.collect { case w: WindowFunction => w }
+    // A window function inside the arguments of another (its time, size or order).
+    windowFunctions.foreach(w => w.children.foreach(arg =>
+      arg.collectFirst { case inner: WindowFunction => inner }
+        .foreach(inner => WindowErrors.nested(inner.kind.functionName, w.sql + "(" + arg.sql + ", ...)"))))
     val windowTime = windowFunctions.head
+    // A correlated subquery: Spark pulls outer references up through the operators it knows,
+    // not through the windows of this node, and would reject the query without naming them.
+    a.child.foreach(node => node.expressions.foreach(_.collectFirst { case o: OuterReference => o }
+      .foreach(o => WindowErrors.correlated(windowTime.kind.functionName, o.sql))))
     val definition = WindowDefinition.of(windowTime)
     def sameWindow(w: WindowFunction): Boolean =
       w.kind == windowTime.kind && w.timeColumn.semanticEquals(windowTime.timeColumn) &&

@@ -82,6 +82,16 @@ object WindowErrors {
         s"pivot value windows of its own. Write one aggregate per pivot value with a FILTER " +
         s"clause instead, such as sum(v) FILTER (WHERE k = 'a') AS a, grouped by $function(time, size).")
 
+  def correlated(function: String, outer: String): Nothing =
+    fail("WINDOW_FUNCTION_CORRELATED",
+      s"$function cannot be used in a correlated subquery: the rows it groups refer to $outer " +
+        s"of the outer query. Compute the windowed aggregation on its own and join it with the " +
+        s"outer query on the keys instead.")
+
+  def namedArguments(function: String, usage: String): Nothing =
+    fail("WINDOW_WRONG_NUM_ARGS",
+      s"$function does not take named arguments. Pass its arguments by position: $usage.")
+
   def windowNotGrouped(function: String, expression: String): Nothing =
     fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY",
       s"The SELECT list uses $expression, which is not the window function of the GROUP BY " +

@@ -15,7 +15,12 @@ object WindowSize {
   /** The size in microseconds, or an AnalysisException naming the argument and the problem. */
   def toMicros(function: String, size: Expression): Long = {
     if (!size.foldable) WindowErrors.nonConstantSize(function, size.sql)
-    val value = size.eval()
+    val value =
+      try size.eval()
+      catch {
+        case NonFatal(e) =>
+          WindowErrors.invalidSize(function, size.sql, s"it could not be evaluated (${e.getMessage})")
+      }
     if (value == null) WindowErrors.invalidSize(function, "NULL", "the size cannot be null")
     size.dataType match {
       case _: StringType =>

@@ -26,6 +26,10 @@ case class AggregateColumn(child: Expression, name: String, exprId: ExprId)
   override def toAttribute: Attribute = AttributeReference(name, dataType, nullable)(exprId)
   override def newInstance(): NamedExpression = copy(exprId = NamedExpression.newExprId)
 
+  // As for an Alias, neither the name nor the exprId is part of what the column computes: plans
+  // that differ only in them give the same result (the cache manager matches plans by it).
+  override lazy val canonicalized: Expression = AggregateColumn(child.canonicalized, "", ExprId(0))
+
   override def sql: String = s"${child.sql} AS ${quoteIdentifier(name)}"
   override def toString: String = s"$child AS $name#${exprId.id}"
 
