@@ -629,3 +629,46 @@ def test_decimal_aggregates_in_the_state(spark, rocksdb, tmp_path, mode):
         assert last[w].total == sum(ds), w
         assert last[w].mean == (sum(ds) / len(ds)).quantize(Decimal("0.000001"), ROUND_HALF_UP), w
         assert sorted(last[w].ids) == sorted(m[ID] for m in members), w
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_window_column_keeps_the_watermark_for_a_second_aggregation(spark, rocksdb, tmp_path, function):
+    """The window column carries the time column's watermark, under its default name too, as
+    window() does: a second stateful operator can follow in append mode. Here the windows of
+    each key are re-aggregated by their bounds; once the flush row closes everything, the
+    second aggregation emitted each window's row count summed over the keys."""
+    stream = generate_stream(5, 3 * SEC, cases=1)
+    write_files(str(tmp_path / "in"), stream.files)
+    column = getattr(swa, function)("ts", "3 seconds")
+
+    def build(df: DataFrame) -> DataFrame:
+        first = (df.withWatermark("ts", DELAY_TEXT).groupBy("case", "k", column)
+                 .agg(F.count("*").alias("n")).where(F.col("k") != FLUSH_KEY))
+        assert "spark.watermarkDelayMs" in first.schema[function].metadata
+        return (first.groupBy(function).agg(F.sum("n").alias("rows"))
+                .select(F.lit(0).alias("case"), F.lit("all").alias("k"), *window_micros(function),
+                        "rows"))
+
+    run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "checkpoint"), build, "append")
+    got = sorted((r.s, r.e, r.rows) for _, r in run.rows)
+    assert len(got) == len({(s, e) for s, e, _ in got}), "a window emitted twice"
+    if function == "batch_window":
+        return  # its windows depend on the micro-batches: the sliding case checks the values
+    late = stream.late(batch_plan_of_first_operator(run))
+    by_bounds: Dict[Tuple[int, int], int] = defaultdict(int)
+    for (_, _, s, e), members in stream.reference(late).items():
+        by_bounds[(s, e)] += len(members)
+    assert got == sorted((s, e, n) for (s, e), n in by_bounds.items())
+
+
+def batch_plan_of_first_operator(run: Run) -> List[Batch]:
+    """What the sliding-window operator saw: the micro-batches of the run, with their
+    watermarks (the harness's plan, from the progress reports)."""
+    progress = sorted(run.progress, key=lambda p: p["batchId"])
+    plan, read = [], 0
+    for p in progress:
+        before = read
+        if p["numInputRows"]:
+            read += 1
+        plan.append(Batch(before, read, watermark_ms(p["eventTime"]["watermark"])))
+    return plan

@@ -95,6 +95,14 @@ object ResolveWindowedAggregates extends Rule[LogicalPlan] {
       windowTime.kind.functionName, windowTime.dataType, nullable = false, metadata)()
 
     def replace(e: Expression): Expression = e.transformDown {
+      // The window column keeps the window's metadata (the time column's watermark), as the
+      // columns of window() and session_window() do, so that stateful operators after the
+      // aggregation see an event-time column. An alias with metadata of its own (Spark marks
+      // the names it generates) would hide the window's: the two are merged.
+      case a @ Alias(w: WindowFunction, name) if sameWindow(w) && a.explicitMetadata.isDefined =>
+        val merged = new MetadataBuilder().withMetadata(window.metadata)
+          .withMetadata(a.explicitMetadata.get).build()
+        Alias(window, name)(a.exprId, a.qualifier, Some(merged), a.nonInheritableMetadataKeys)
       case w: WindowFunction if sameWindow(w) => window
     }
     a.copy(
