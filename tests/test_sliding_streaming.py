@@ -672,3 +672,29 @@ def batch_plan_of_first_operator(run: Run) -> List[Batch]:
             read += 1
         plan.append(Batch(before, read, watermark_ms(p["eventTime"]["watermark"])))
     return plan
+
+
+def test_restart_in_append_mode_from_an_update_mode_checkpoint(spark, rocksdb, tmp_path):
+    """A checkpoint written in update mode, restarted in append mode: the append run emits each
+    window that closes after the restart once, whole, and none of those that closed before (the
+    update run expired rows they held and emitted them already)."""
+    def event(seconds: float, row_id: int) -> Event:
+        return (0, "a", BASE + int(seconds * SEC), 1, row_id)
+
+    files = [[event(0, 0), event(1, 1)], [event(4, 2)], [event(17.5, 3)],  # update mode
+             [event(18, 4)], [event(19, 5), event(30, 6)], [event(100, 7)]]  # append mode
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "checkpoint")
+    build = sliding_query("10 seconds")
+    write_files(source, files[:3])
+    first = run_query(spark, source, checkpoint, build, "update")
+    restart_watermark = watermark_ms(sorted(first.progress, key=lambda p: p["batchId"])[-1]
+                                     ["eventTime"]["watermark"]) * MS
+    write_files(source, files[3:], first=3)
+    second = run_query(spark, source, checkpoint, build, "append")
+    got = sorted((r.s, r.e, tuple(sorted(r.ids))) for _, r in second.rows)
+    events = [e for f in files for e in f]
+    final_watermark = max(e[TIME] for e in events) - DELAY
+    expected = sorted((s, e, tuple(sorted(m[ID] for m in ms))) for (_, s, e), ms in sliding_windows(
+        events, 10 * SEC, key=lambda r: r[KEY], time=lambda r: r[TIME]).items()
+        if restart_watermark < e <= final_watermark)
+    assert got == expected

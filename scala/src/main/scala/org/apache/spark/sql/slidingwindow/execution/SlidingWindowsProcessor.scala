@@ -98,7 +98,11 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
 
     val fresh = state.rows(group, Partial, lastPushed.map(_ + 1).getOrElse(Long.MinValue), Long.MaxValue)
     val (pushed, next) = try {
-      val sink = new Sink(group, out, (_, _) => true)
+      // A window ending at or below the late-events watermark (the previous micro-batch's) holds
+      // only rows of earlier micro-batches, and was emitted when that watermark passed it. The
+      // sweep can meet such windows only where the state was written by a run in update mode
+      // (restarted in append mode), which left no queue and expired rows they needed.
+      val sink = new Sink(group, out, (_, end) => lateEventsWatermarkMicros.forall(end > _))
       var firstUnpushed: Option[Long] = None
       while (firstUnpushed.isEmpty && fresh.next()) {
         if (fresh.time > watermark) {
