@@ -345,8 +345,9 @@ def check_append(stream: Stream, runs: Sequence[Run]) -> None:
 
 
 def check_update(stream: Stream, runs: Sequence[Run]) -> None:
-    """Each micro-batch emits the current row of (at least) every window whose rows changed in
-    it; every emitted row is the window's current row; the last one its final row."""
+    """Each micro-batch emits the current row of exactly the windows whose rows changed in it
+    (new windows included); every emitted row is the window's current row; the last one its
+    final row."""
     plan = batch_plan(stream, runs)
     late = stream.late(plan)
     emitted: Dict[int, set] = defaultdict(set)
@@ -365,14 +366,14 @@ def check_update(stream: Stream, runs: Sequence[Run]) -> None:
     for w, members in final.items():
         assert aggregates(last[w]) == expected_aggregates(members), w
     for b, batch in enumerate(plan):
-        if not batch.has_data:
-            continue  # a no-data batch: no window changes
         before = stream.reference(late, batch.files_before)
         after = stream.reference(late, batch.files_through)
         changed = {w for w, m in after.items()
                    if sorted(e[ID] for e in m) != sorted(e[ID] for e in before.get(w, []))}
         assert changed <= emitted[b], (
             f"batch {b} changed {sorted(changed - emitted[b])[:5]} without emitting them")
+        assert emitted[b] <= changed, (
+            f"batch {b} emitted {sorted(emitted[b] - changed)[:5]}, whose rows did not change")
 
 
 CHECKS = {"append": check_append, "update": check_update}
@@ -698,3 +699,19 @@ def test_restart_in_append_mode_from_an_update_mode_checkpoint(spark, rocksdb, t
         events, 10 * SEC, key=lambda r: r[KEY], time=lambda r: r[TIME]).items()
         if restart_watermark < e <= final_watermark)
     assert got == expected
+
+
+def test_update_mode_leaves_windows_whose_rows_did_not_change(spark, rocksdb, tmp_path):
+    """A new row at 7 s - 1 us has a right window [7 s, 17 s] with the bounds of the left
+    window of the row at 17 s, and the same rows: that window did not change and is not
+    emitted again (check_update requires exactly the changed windows)."""
+    files = [[(0, "a", BASE + 10 * SEC, 1, 0), (0, "a", BASE + 17 * SEC, 1, 1)],
+             [(0, "a", BASE + 7 * SEC - 1, 1, 2)]]
+    events = [e for f in files for e in f]
+    stream = Stream(files + [[flush_event(events, 10 * SEC)]], 10 * SEC)
+    write_files(str(tmp_path / "in"), stream.files)
+    run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "checkpoint"),
+                    sliding_query("10 seconds"), "update")
+    check_update(stream, [run])
+    assert sorted(w[2:] for b, w, _ in output([run]) if b == 1) == [
+        (BASE - 3 * SEC - 1, BASE + 7 * SEC - 1), (BASE, BASE + 10 * SEC)]

@@ -39,17 +39,18 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     if (appendMode) {
       evictionWatermarkMicros.foreach(w => state.due(w).foreach(visit(_, w, out)))
     } else {
-      newTimes.foreach { case (group, times) => emitChanged(group, times.toArray, out) }
+      newTimes.foreach { case (group, times) => emitChanged(group, times, out) }
       evictionWatermarkMicros.foreach(w => state.due(w).foreach(expire(_, w)))
     }
     out.toSeq
   }
 
-  /** Stores the new rows; returns each touched group with its new times (ascending). */
-  private def ingest(input: Iterator[InternalRow]): mutable.LinkedHashMap[UnsafeRow, mutable.ArrayBuffer[Long]] = {
-    val touched = mutable.LinkedHashMap.empty[UnsafeRow, mutable.ArrayBuffer[Long]]
+  /** Stores the new rows; returns each touched group with the times that received rows. */
+  private def ingest(input: Iterator[InternalRow]): mutable.LinkedHashMap[UnsafeRow, NewTimes] = {
+    val touched = mutable.LinkedHashMap.empty[UnsafeRow, NewTimes]
     forEachGroup(input) { (group, rows) =>
       val times = mutable.ArrayBuffer.empty[Long]
+      val created = mutable.ArrayBuffer.empty[Long]
       val grouped = rows.buffered
       while (grouped.hasNext) {
         val t = grouped.head.getLong(timeOrdinal)
@@ -59,13 +60,32 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
         state.put(group, Partial, t, codec.value(
           if (stored == null) partial.result else buffers.mergePartials(codec.buffer(stored), partial.result)))
         times += t
+        if (stored == null) created += t
       }
       // Append mode: the left window of the first new time closes when the watermark reaches it.
       // Update mode: the group's rows start to expire once the watermark passes time + S.
       state.schedule(if (appendMode) times.head else saturatingAdd(times.head, sizeMicros + 1), group)
-      touched(group) = times
+      touched(group) = NewTimes(times.toArray, created.toArray)
     }
     touched
+  }
+
+  /**
+   * The times of a group that received rows in this micro-batch, ascending, and among them
+   * those the group had no row at before.
+   */
+  private case class NewTimes(received: Array[Long], created: Array[Long]) {
+    def head: Long = received.head
+    def last: Long = received.last
+    /** Did a time in [from, to] receive rows? */
+    def receivedWithin(from: Long, to: Long): Boolean = within(received, from, to)
+    def isCreated(t: Long): Boolean = within(created, t, t)
+
+    private def within(times: Array[Long], from: Long, to: Long): Boolean = {
+      var i = java.util.Arrays.binarySearch(times, from)
+      if (i < 0) i = -i - 1
+      i < times.length && times(i) <= to
+    }
   }
 
   private def saturatingAdd(t: Long, d: Long): Long = if (t > Long.MaxValue - d) Long.MaxValue else t + d
@@ -143,31 +163,43 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   // Update mode: a sweep in memory over the stored partials near the new times.
   private lazy val sweep = new SlidingWindowSweep(sizeMicros, TwoStacks.inMemory(buffers, bufferConf))
 
-  /** Update mode: windows whose start is within [u - S, u + 1] of a new time u. */
-  private def emitChanged(group: UnsafeRow, newTimes: Array[Long], out: mutable.ArrayBuffer[InternalRow]): Unit = {
-    // Is there a new time u with from <= u <= to?
-    def newTimeWithin(from: Long, to: Long): Boolean = {
-      var i = java.util.Arrays.binarySearch(newTimes, from)
-      if (i < 0) i = -i - 1
-      i < newTimes.length && newTimes(i) <= to
-    }
-    // A window [a, a + S] changed when a new time u has u - S <= a <= u + 1. It holds times in
-    // [u - S, u + 1 + S], and it exists because of a time in [u - S - 1, u + 1 + S] (its own
-    // end for a left window; for a right window, the time before its start and the next one):
-    // only the stored partials within S + 1 of a new time are swept.
-    val sink = new Sink(group, out, (start, _) => newTimeWithin(start - 1, start + sizeMicros))
+  /**
+   * Update mode: the windows whose rows changed, new ones included. A window changed when it
+   * holds a time u that received rows (its start a has u - S <= a <= u), or when it is the
+   * right window of a time u that had no row before, [u + 1, u + 1 + S], and no window had its
+   * bounds before: none did unless a row was already at its end (the same bounds as that
+   * row's left window). Unchanged windows are not emitted.
+   */
+  private def emitChanged(group: UnsafeRow, times: NewTimes, out: mutable.ArrayBuffer[InternalRow]): Unit = {
+    // The stored times the sweep has pushed: by the time a window closes, those up to its end.
+    sweptCount = 0
+    def storedAt(t: Long): Boolean = java.util.Arrays.binarySearch(swept, 0, sweptCount, t) >= 0
+    val sink = new Sink(group, out, (start, end) =>
+      times.receivedWithin(start, end) || (times.isCreated(start - 1) && !storedAt(end)))
+    // Such a window holds times in [u - S, u + 1 + S] and exists because of a time in
+    // [u - S - 1, u + 1 + S] (its own end for a left window; for a right window, the time
+    // before its start and the next one): only the stored partials within S + 1 of a time that
+    // received rows are swept.
     val reach = sizeMicros + 1
-    val from = if (newTimes.head < Long.MinValue + reach) Long.MinValue else newTimes.head - reach
-    val to = if (newTimes.last > Long.MaxValue - reach) Long.MaxValue else newTimes.last + reach
+    val from = if (times.head < Long.MinValue + reach) Long.MinValue else times.head - reach
+    val to = if (times.last > Long.MaxValue - reach) Long.MaxValue else times.last + reach
     val rows = state.rows(group, Partial, from, to)
     try {
       while (rows.next()) {
         val t = rows.time
-        if (newTimeWithin(t - sizeMicros - 1, t + sizeMicros + 1)) sweep.add(t, codec.buffer(rows.value), sink)
+        if (times.receivedWithin(t - sizeMicros - 1, t + sizeMicros + 1)) {
+          sweep.add(t, codec.buffer(rows.value), sink)
+          if (sweptCount == swept.length) swept = java.util.Arrays.copyOf(swept, 2 * sweptCount)
+          swept(sweptCount) = t
+          sweptCount += 1
+        }
       }
     } finally rows.close()
     sweep.finish(sink)
   }
+
+  private var swept = new Array[Long](64)
+  private var sweptCount = 0
 
   /** Update mode: removes a group's rows older than watermark - S; schedules the next ones. */
   private def expire(group: UnsafeRow, watermark: Long): Unit = {
