@@ -136,8 +136,10 @@ def main(argv: Optional[List[str]] = None) -> Dict:
         "spark.sql.adaptive.enabled": "false",
     })
     events(spark, args.rows, args.groups).createOrReplaceTempView("events")
-    run(ours(spark, 100))  # warm-up: JIT and code generation
-    run(floor(spark))
+    for _ in range(2):  # warm-up: JIT and code generation, for every size measured
+        for w in sizes:
+            run(ours(spark, w))
+        run(floor(spark))
 
     results = []
     for w in sizes:
