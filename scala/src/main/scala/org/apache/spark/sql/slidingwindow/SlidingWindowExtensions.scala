@@ -48,7 +48,7 @@ object SlidingWindowExtensions {
     "", "agg_funcs", "0.1.0", "", "built-in")
 
   val slidingWindowFunction: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression) =
-    (FunctionIdentifier("sliding_window"), slidingWindowInfo, positional("sliding_window(time, size)", {
+    (FunctionIdentifier("sliding_window"), slidingWindowInfo, positional("sliding_window", "sliding_window(time, size)", {
       case Seq(time, size) => SlidingWindow(time, size)
       case args =>
         WindowErrors.wrongNumberOfArguments("sliding_window", "2", "sliding_window(time, size)", args.length)
@@ -74,7 +74,7 @@ object SlidingWindowExtensions {
     "", "agg_funcs", "0.1.0", "", "built-in")
 
   val batchWindowFunction: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression) =
-    (FunctionIdentifier("batch_window"), batchWindowInfo, positional("batch_window(time, size[, order])", {
+    (FunctionIdentifier("batch_window"), batchWindowInfo, positional("batch_window", "batch_window(time, size[, order])", {
       case Seq(time, size) => BatchWindow(time, size, None)
       case Seq(time, size, order) => BatchWindow(time, size, Some(order))
       case args =>
@@ -83,11 +83,12 @@ object SlidingWindowExtensions {
     }))
 
   /** A builder that takes arguments by position only (`name => value` is an error). */
-  private def positional(usage: String, build: Seq[Expression] => Expression): Seq[Expression] => Expression =
+  private def positional(
+      function: String,
+      usage: String,
+      build: Seq[Expression] => Expression): Seq[Expression] => Expression =
     args => {
-      if (args.exists(_.isInstanceOf[NamedArgumentExpression])) {
-        WindowErrors.namedArguments(usage.takeWhile(_ != '('), usage)
-      }
+      if (args.exists(_.isInstanceOf[NamedArgumentExpression])) WindowErrors.namedArguments(function, usage)
       build(args)
     }
 }
