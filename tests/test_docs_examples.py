@@ -26,12 +26,14 @@ PAGES = [
 ]
 
 
-def documented_output(page: str, script: str, folder: str = "docs") -> str:
+def documented_output(page: str, script: str, folder: str = "docs", source: str = "") -> str:
+    """The output blocks of `page` marked `<!-- output: docs/examples/<script> -->` (or
+    `<!-- output: <source> -->`)."""
     with open(os.path.join(ROOT, folder, page)) as f:
         text = f.read()
-    marker = re.escape(f"<!-- output: docs/examples/{script} -->")
+    marker = re.escape(f"<!-- output: {source or 'docs/examples/' + script} -->")
     blocks = re.findall(marker + r"\s*\n```[a-z]*\n(.*?)\n```", text, flags=re.S)
-    assert blocks, f"docs/{page} has no output block of {script}"
+    assert blocks, f"{folder}/{page} has no output block of {source or script}"
     return "\n".join(blocks)
 
 
@@ -75,3 +77,35 @@ def test_scala_reference_shows_what_the_scala_example_prints():
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     assert normalize(result.stdout) == expected
+
+
+def readme_block(marker: str, language: str) -> str:
+    """The code block in README.md just before the output block marked `marker`."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    before = text[:text.index(f"<!-- output: README {marker} -->")]
+    return re.findall(rf"```{language}\n(.*?)\n```", before, flags=re.S)[-1]
+
+
+def alice_events(spark):
+    from sliding_window_agg.demo import events
+    return events(spark).filter("user = 'alice'")
+
+
+def test_readme_sql_example_prints_what_the_readme_shows(spark):
+    alice_events(spark).createOrReplaceTempView("events")
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        spark.sql(readme_block("sql", "sql")).show(truncate=False)
+    assert normalize(printed.getvalue()) == normalize(documented_output("README.md", "", ".", source="README sql"))
+
+
+def test_readme_python_example_prints_what_the_readme_shows(spark):
+    """The README's PySpark snippet, run as it is on alice's events; the README elides the last
+    rows of the table (`...`)."""
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        exec(readme_block("python", "python"), {"events": alice_events(spark)})
+    shown = normalize(documented_output("README.md", "", ".", source="README python"))
+    assert shown[-1] == "..."
+    assert normalize(printed.getvalue())[:len(shown) - 1] == shown[:-1]

@@ -193,7 +193,8 @@ def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> S
 
     Settings already on the builder are kept: the jar is appended to `spark.jars` and the
     extension to `spark.sql.extensions`, each at most once. The extension is a static setting,
-    so call `configure` before `getOrCreate()`; a session that already runs is not changed.
+    so call `configure` before `getOrCreate()`. A session that already runs with the extension is
+    returned by `getOrCreate()` as it is.
 
     With `builder.remote("sc://...")` (a separate Spark Connect server) the jar and the
     extension must be given to the server when it starts; a client cannot load them, so the
@@ -212,7 +213,8 @@ def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> S
     Raises:
         SparkVersionMismatchError: the jar was built for another Spark minor version.
         ExtensionNotLoadedError: this process already runs a Spark driver started without the
-            jar (spark-submit or the pyspark shell without `--jars`).
+            jar (spark-submit or the pyspark shell without `--jars`, or an earlier session of
+            this process created without `configure`): its JVM cannot load the jar any more.
 
     Example:
         ```python
