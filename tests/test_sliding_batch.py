@@ -401,3 +401,28 @@ def test_decimal_sum_and_avg(spark, function, precision, scale):
         mean = (total / len(members)).quantize(Decimal(1).scaleb(-(scale + 4)), rounding=ROUND_HALF_UP)
         assert got[w].total == total, w
         assert got[w].mean == mean, w
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_a_filter_above_the_aggregation_leaves_unused_columns_unread(spark, function):
+    """HAVING, an outer WHERE and DataFrame.where put a Filter between the result Project and the
+    aggregation; the aggregation still reads only the columns it uses (ColumnPruning stops at
+    the Filter), like an Aggregate: here an unused column fails if it is computed at all."""
+    events = [(0, "a", 0, 1, 0), (0, "a", 5, 2, 1), (0, "b", 3, 3, 2), (0, "b", 30, 4, 3)]
+    (events_df(spark, events).withColumn("ratio", F.expr("100 div (id - id)"))
+     .createOrReplaceTempView("pruned_events"))
+    reference = batch_windows if function == "batch_window" else sliding_windows
+    expected = sorted((k, s, e, len(rows)) for (k, s, e), rows in reference(
+        events, 10, key=lambda r: r[1], time=lambda r: r[2]).items())
+    aggregation = (f"SELECT k, {function}(ts, '10 microseconds') AS w, count(*) AS n "
+                   f"FROM pruned_events GROUP BY k, {function}(ts, '10 microseconds')")
+    queries = {
+        "having": spark.sql(aggregation + " HAVING count(*) > 0"),
+        "outer where": spark.sql(f"SELECT * FROM ({aggregation}) WHERE k IS NOT NULL"),
+        "DataFrame.where": spark.table("pruned_events")
+        .groupBy("k", getattr(swa, function)("ts", "10 microseconds").alias("w"))
+        .agg(F.count("*").alias("n")).where("n > 0"),
+    }
+    for name, df in queries.items():
+        rows = df.select("k", *window_micros("w"), "n").collect()
+        assert sorted(tuple(r) for r in rows) == expected, name

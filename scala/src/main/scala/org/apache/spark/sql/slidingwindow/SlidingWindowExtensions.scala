@@ -7,16 +7,17 @@ import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.slidingwindow.analysis.{CheckWindowedAggregates, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.{BatchWindow, SlidingWindow}
+import org.apache.spark.sql.slidingwindow.optimizer.PruneWindowedAggregateInput
 import org.apache.spark.sql.slidingwindow.planning.{StreamingWatermarks, WindowedAggregateStrategy}
 
 /**
  * The extension entry point: `spark.sql.extensions=org.apache.spark.sql.slidingwindow.SlidingWindowExtensions`.
  *
  * Registers the SQL functions `sliding_window(time, size)` and `batch_window(time, size[, order])`,
- * the analyzer rule and check that turn
- * an aggregation grouped by it into a windowed aggregation, the plan normalization that gives it
- * its own logical node, the planner strategy for that node, and the physical rule that gives the
- * streaming operator its watermarks.
+ * the analyzer rule and check that turn an aggregation grouped by it into a windowed aggregation,
+ * the plan normalization that gives it its own logical node, the optimizer rule that prunes its
+ * input, the planner strategy for that node, and the physical rule that gives the streaming
+ * operator its watermarks.
  */
 class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
@@ -25,6 +26,7 @@ class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectResolutionRule(_ => ResolveWindowedAggregates)
     extensions.injectCheckRule(_ => CheckWindowedAggregates)
     extensions.injectPlanNormalizationRule(_ => PlanWindowedAggregates)
+    extensions.injectOptimizerRule(_ => PruneWindowedAggregateInput)
     extensions.injectPlannerStrategy(s => WindowedAggregateStrategy(s.asInstanceOf[ClassicSession]))
     extensions.injectColumnar(s => StreamingWatermarks(s.asInstanceOf[ClassicSession]))
   }
