@@ -701,6 +701,59 @@ def test_restart_in_append_mode_from_an_update_mode_checkpoint(spark, rocksdb, t
     assert got == expected
 
 
+@pytest.mark.parametrize("provider", [ROCKSDB, HDFS], ids=["rocksdb", "default"])
+@pytest.mark.parametrize("seed", [4, 23, 30])
+def test_random_streams_restarted_from_update_mode_in_append_mode(spark, tmp_path, provider, seed):
+    """Update mode over the first half of a random stream, then append mode from its checkpoint:
+    the append run emits exactly the windows that close after the restart, once, whole, in the
+    micro-batch whose watermark first reaches their end, whether or not their group receives
+    rows after the restart (with RocksDB, the time index of the update run must say when)."""
+    stream = generate_stream(seed, 10 * SEC, cases=5)
+    half = restart_point(stream)
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "checkpoint")
+    build = sliding_query("10 seconds")
+    with state_store(spark, provider):
+        write_files(source, stream.files[:half])
+        first = run_query(spark, source, checkpoint, build, "update")
+        write_files(source, stream.files[half:], first=half)
+        second = run_query(spark, source, checkpoint, build, "append")
+    plan = batch_plan(stream, [first, second])
+    restart = plan[max(p["batchId"] for p in first.progress)].watermark * MS
+    expected = {w: m for w, m in stream.reference(stream.late(plan)).items() if w[3] > restart}
+    got: Dict[Window, tuple] = {}
+    for b, w, r in output([second]):
+        assert w not in got, f"window {w} emitted twice: in batches {got[w][0]} and {b}"
+        got[w] = (b, r)
+    assert set(got) == set(expected), diff_message(set(got), set(expected))
+    quiet = {w[:2] for w in expected} - {(e[CASE], e[KEY]) for f in stream.files[half:] for e in f}
+    assert quiet, "harness: every group with windows left receives rows after the restart"
+    for w, members in expected.items():
+        b, r = got[w]
+        assert aggregates(r) == expected_aggregates(members), w
+        assert b == min(i for i, batch in enumerate(plan) if batch.watermark * MS >= w[3]), w
+
+
+def test_update_mode_after_append_mode_leaves_no_state_of_closed_groups(spark, tmp_path):
+    """A run in append mode stores each group's queue (Meta and Suffix rows); restarted in update
+    mode, a group whose rows all expire loses them too: once the watermark has passed every
+    window, only the flush key's row is left (read with Spark's state data source)."""
+    events = [(0, k, BASE + t * SEC, 1, i) for i, (k, t) in enumerate(
+        [("a", 0), ("b", 1), ("a", 4), ("a", 12), ("b", 13), ("a", 30), ("b", 31)])]
+    files = [events[:3], events[3:5], events[5:]]
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "checkpoint")
+    build = sliding_query("10 seconds")
+    with state_store(spark, HDFS):
+        write_files(source, files[:2])
+        run_query(spark, source, checkpoint, build, "append")
+        stored = spark.read.format("statestore").option("operatorId", 1000).load(checkpoint)
+        assert stored.where("key.__kind != 0").count() > 0  # the append run stored queues
+        write_files(source, files[2:] + [[flush_event(events, 10 * SEC)]], first=2)
+        run_query(spark, source, checkpoint, build, "update")
+        left = spark.read.format("statestore").option("operatorId", 1000).load(checkpoint)
+        assert [(r.k, r.kind) for r in left.selectExpr("key.k", "key.__kind AS kind").collect()] == [
+            (FLUSH_KEY, 0)]
+
+
 def test_update_mode_leaves_windows_whose_rows_did_not_change(spark, rocksdb, tmp_path):
     """A new row at 7 s - 1 us has a right window [7 s, 17 s] with the bounds of the left
     window of the row at 17 s, and the same rows: that window did not change and is not

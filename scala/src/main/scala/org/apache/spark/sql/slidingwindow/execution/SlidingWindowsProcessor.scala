@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.{PartialBuilder, TwoStacks}
 import org.apache.spark.sql.slidingwindow.state.{StoredBack, StoredFront}
-import org.apache.spark.sql.slidingwindow.state.WindowStateLayout.{Meta, Partial}
+import org.apache.spark.sql.slidingwindow.state.WindowStateLayout.{Meta, Partial, Suffix}
 import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, Starts}
 
 /**
@@ -22,7 +22,8 @@ import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, Starts}
  *     proportion to the windows it closes and the rows it pushes or expires: never the whole
  *     window or the whole state;
  *     update mode: every window of a touched group whose rows changed (start within [u - S,
- *     u + 1] of a new time u) is emitted, and groups are visited only to expire rows;
+ *     u + 1] of a new time u) is emitted, and groups are visited only to expire rows, on the
+ *     same schedule as in append mode (so that a run restarted in append mode finds them);
  *  3. rows older than W - S, which no window still open can hold, are removed during the visits.
  *
  * Windows are enumerated by the same [[SlidingWindowSweep]] and Two-Stacks as batch queries.
@@ -62,9 +63,9 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
         times += t
         if (stored == null) created += t
       }
-      // Append mode: the left window of the first new time closes when the watermark reaches it.
-      // Update mode: the group's rows start to expire once the watermark passes time + S.
-      state.schedule(if (appendMode) times.head else saturatingAdd(times.head, sizeMicros + 1), group)
+      // The left window of the first new time closes when the watermark reaches it: append mode
+      // emits it then. Update mode schedules the same visit (see `expire`).
+      state.schedule(times.head, group)
       touched(group) = NewTimes(times.toArray, created.toArray)
     }
     touched
@@ -201,7 +202,15 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   private var swept = new Array[Long](64)
   private var sweptCount = 0
 
-  /** Update mode: removes a group's rows older than watermark - S; schedules the next ones. */
+  /**
+   * Update mode: removes a group's rows older than watermark - S, and schedules the group's next
+   * visit when its next window closes, as append mode does: at its first time after the
+   * watermark (a left window) or when the right window of its oldest time left ends, whichever
+   * comes first (when the oldest rows expire is the later of the two). Update mode itself needs
+   * only the clean-up, but a query restarted in append mode from this state finds the group
+   * by this schedule, and must emit each window that closes after the restart when it closes.
+   * A group left without rows also loses the queue that a run in append mode may have stored.
+   */
   private def expire(group: UnsafeRow, watermark: Long): Unit = {
     val expiresBefore = if (watermark < Long.MinValue + sizeMicros) Long.MinValue else watermark - sizeMicros
     val expired = mutable.ArrayBuffer.empty[Long]
@@ -213,6 +222,29 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
       }
     } finally rows.close()
     expired.foreach(state.remove(group, Partial, _))
-    oldestKept.foreach(t => state.schedule(saturatingAdd(t, sizeMicros + 1), group))
+    oldestKept match {
+      case Some(oldest) =>
+        val nextLeftEnd = if (oldest > watermark) Some(oldest) else firstTimeAfter(group, watermark)
+        state.schedule((nextLeftEnd.toSeq :+ saturatingAdd(oldest, sizeMicros + 1)).min, group)
+      case None =>
+        removeStoredQueue(group)
+    }
   }
+
+  private def firstTimeAfter(group: UnsafeRow, watermark: Long): Option[Long] =
+    if (watermark == Long.MaxValue) None
+    else {
+      val rows = state.rows(group, Partial, watermark + 1, Long.MaxValue)
+      try if (rows.next()) Some(rows.time) else None finally rows.close()
+    }
+
+  /** Deletes the Meta and Suffix rows of a group, if a run in append mode left any. */
+  private def removeStoredQueue(group: UnsafeRow): Unit =
+    if (state.get(group, Meta, 0L) != null) {
+      state.remove(group, Meta, 0L)
+      val suffixes = mutable.ArrayBuffer.empty[Long]
+      val rows = state.rows(group, Suffix, Long.MinValue, Long.MaxValue)
+      try while (rows.next()) suffixes += rows.time finally rows.close()
+      suffixes.foreach(state.remove(group, Suffix, _))
+    }
 }
