@@ -29,13 +29,7 @@ object PlanWindowedAggregates extends Rule[LogicalPlan] {
     val (namedGrouping, aggregates, resultExpressions, _) = PhysicalAggregation.unapply(agg).get
     val (keys, renamed) = normalizeKeys(
       namedGrouping.filterNot(_.toAttribute.exprId == grouping.window.exprId))
-    val results = resultExpressions.map {
-      case a: Attribute if renamed.contains(a.exprId) =>
-        Alias(renamed(a.exprId), a.name)(exprId = a.exprId)
-      case e => e.transform {
-        case a: Attribute if renamed.contains(a.exprId) => renamed(a.exprId)
-      }.asInstanceOf[NamedExpression]
-    }
+    val results = WindowedAggregate.substitute(resultExpressions, renamed)
     def column(e: Expression, name: String): NamedExpression =
       e match {
         case a: Attribute => a

@@ -90,6 +90,10 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   }
 
   private def saturatingAdd(t: Long, d: Long): Long = if (t > Long.MaxValue - d) Long.MaxValue else t + d
+  private def saturatingSub(t: Long, d: Long): Long = if (t < Long.MinValue + d) Long.MinValue else t - d
+
+  /** Rows older than this time are in no window left open once the watermark is `watermark`. */
+  private def expiryTime(watermark: Long): Long = saturatingSub(watermark, sizeMicros)
 
   // Append mode: one sweep over a queue whose stacks are kept in the state, re-opened per group.
   private lazy val front = new StoredFront(state, bufferConf.newStack(buffers.numBufferFields))
@@ -106,7 +110,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     val lastPushed = meta.flatMap(codec.t1)
     val backOldest = meta.flatMap(codec.t2)
     // Every window left open after this visit starts after watermark - S.
-    val expiresBefore = if (watermark < Long.MinValue + sizeMicros) Long.MinValue else watermark - sizeMicros
+    val expiresBefore = expiryTime(watermark)
     val expired = mutable.ArrayBuffer.empty[Long]
 
     storedQueue.clear()
@@ -182,9 +186,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     // before its start and the next one): only the stored partials within S + 1 of a time that
     // received rows are swept.
     val reach = sizeMicros + 1
-    val from = if (times.head < Long.MinValue + reach) Long.MinValue else times.head - reach
-    val to = if (times.last > Long.MaxValue - reach) Long.MaxValue else times.last + reach
-    val rows = state.rows(group, Partial, from, to)
+    val rows = state.rows(group, Partial, saturatingSub(times.head, reach), saturatingAdd(times.last, reach))
     try {
       while (rows.next()) {
         val t = rows.time
@@ -212,7 +214,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
    * A group left without rows also loses the queue that a run in append mode may have stored.
    */
   private def expire(group: UnsafeRow, watermark: Long): Unit = {
-    val expiresBefore = if (watermark < Long.MinValue + sizeMicros) Long.MinValue else watermark - sizeMicros
+    val expiresBefore = expiryTime(watermark)
     val expired = mutable.ArrayBuffer.empty[Long]
     var oldestKept: Option[Long] = None
     val rows = state.rows(group, Partial, Long.MinValue, Long.MaxValue)

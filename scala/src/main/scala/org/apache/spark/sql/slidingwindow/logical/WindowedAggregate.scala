@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.logical
 
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeSet, ExprId, Expression, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 import org.apache.spark.sql.catalyst.util.truncatedString
@@ -56,6 +56,21 @@ object WindowedAggregate {
     s"keys=$keyString, time=$time, size=${definition.sizeString}, " +
       order.map(o => s"order=$o, ").getOrElse("") + s"functions=$fnString"
   }
+
+  /**
+   * The result expressions of the Project above the node, with the attributes of `replaced`
+   * computed by their expressions; a result that is such an attribute keeps its name and exprId.
+   * Bottom-up, so that a replacement that refers to an attribute of the same exprId (an
+   * aggregate the optimizer rewrote around its own result) is not replaced again.
+   */
+  def substitute(results: Seq[NamedExpression], replaced: Map[ExprId, Expression]): Seq[NamedExpression] =
+    if (replaced.isEmpty) results
+    else results.map {
+      case a: Attribute if replaced.contains(a.exprId) => Alias(replaced(a.exprId), a.name)(a.exprId)
+      case e => e.transformUp {
+        case a: Attribute if replaced.contains(a.exprId) => replaced(a.exprId)
+      }.asInstanceOf[NamedExpression]
+    }
 
   def nodeName(definition: WindowDefinition): String = definition.kind match {
     case WindowKind.Sliding => "SlidingWindowAggregate"

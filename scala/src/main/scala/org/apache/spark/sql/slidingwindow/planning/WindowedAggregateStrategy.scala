@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expression, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{ExprId, Expression, NamedExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
@@ -59,13 +59,7 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       case column: AggregateColumn if !isItsOwnResult(column) =>
         column.exprId -> column.child.transform { case ae: AggregateExpression => ae.resultAttribute }
     }.toMap
-    val results = if (computed.isEmpty) resultExpressions else resultExpressions.map {
-      case a: Attribute if computed.contains(a.exprId) => Alias(computed(a.exprId), a.name)(a.exprId)
-      case e => e.transformUp {
-        case a: Attribute if computed.contains(a.exprId) => computed(a.exprId)
-      }.asInstanceOf[NamedExpression]
-    }
-    (a.aggregateExpressions, results)
+    (a.aggregateExpressions, WindowedAggregate.substitute(resultExpressions, computed))
   }
 
   /** A column that is the result attribute of its aggregate function, as the node made it. */
