@@ -26,14 +26,14 @@ PAGES = [
 ]
 
 
-def documented_output(page: str, script: str, folder: str = "docs", source: str = "") -> str:
-    """The output blocks of `page` marked `<!-- output: docs/examples/<script> -->` (or
-    `<!-- output: <source> -->`)."""
-    with open(os.path.join(ROOT, folder, page)) as f:
+def documented_output(page: str, source: str) -> str:
+    """The output blocks of `page` (a path from the repository's root) marked
+    `<!-- output: <source> -->`: a script of docs/examples/ or a README example."""
+    with open(os.path.join(ROOT, page)) as f:
         text = f.read()
-    marker = re.escape(f"<!-- output: {source or 'docs/examples/' + script} -->")
+    marker = re.escape(f"<!-- output: {source} -->")
     blocks = re.findall(marker + r"\s*\n```[a-z]*\n(.*?)\n```", text, flags=re.S)
-    assert blocks, f"{folder}/{page} has no output block of {source or script}"
+    assert blocks, f"{page} has no output block of {source}"
     return "\n".join(blocks)
 
 
@@ -48,31 +48,36 @@ def load(script: str):
     return module
 
 
+def printed(action) -> list:
+    """The lines `action()` prints (normalized)."""
+    out = io.StringIO()
+    with redirect_stdout(out):
+        action()
+    return normalize(out.getvalue())
+
+
 def printed_by(spark, script: str, work: str) -> list:
-    printed = io.StringIO()
-    with redirect_stdout(printed):
-        load(script).run_example(spark, work)
-    return normalize(printed.getvalue())
+    return printed(lambda: load(script).run_example(spark, work))
 
 
 @pytest.mark.parametrize("script,page", PAGES)
 def test_documented_output_is_what_the_example_prints(spark, tmp_path, script, page):
-    expected = normalize(documented_output(page, script))
+    expected = normalize(documented_output(f"docs/{page}", f"docs/examples/{script}"))
     assert printed_by(spark, script, str(tmp_path)) == expected
 
 
 def test_readme_shows_an_excerpt_of_what_the_example_prints(spark, tmp_path):
     """The README shows the streaming part of docs/examples/batch_windows.py's output."""
-    excerpt = normalize(documented_output("README.md", "batch_windows.py", folder="."))
-    printed = printed_by(spark, "batch_windows.py", str(tmp_path))
-    starts = [i for i in range(len(printed)) if printed[i:i + len(excerpt)] == excerpt]
-    assert excerpt and starts, (excerpt, printed)
+    excerpt = normalize(documented_output("README.md", "docs/examples/batch_windows.py"))
+    lines = printed_by(spark, "batch_windows.py", str(tmp_path))
+    starts = [i for i in range(len(lines)) if lines[i:i + len(excerpt)] == excerpt]
+    assert excerpt and starts, (excerpt, lines)
 
 
 def test_scala_reference_shows_what_the_scala_example_prints():
     """docs/examples/ScalaExample.scala, compiled with pyspark's Scala compiler and run in its
     own JVM (run_scala_example.py), prints the outputs of docs/scala-reference.md."""
-    expected = normalize(documented_output("scala-reference.md", "ScalaExample.scala"))
+    expected = normalize(documented_output("docs/scala-reference.md", "docs/examples/ScalaExample.scala"))
     result = subprocess.run([sys.executable, os.path.join(EXAMPLES, "run_scala_example.py")],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -94,18 +99,14 @@ def alice_events(spark):
 
 def test_readme_sql_example_prints_what_the_readme_shows(spark):
     alice_events(spark).createOrReplaceTempView("events")
-    printed = io.StringIO()
-    with redirect_stdout(printed):
-        spark.sql(readme_block("sql", "sql")).show(truncate=False)
-    assert normalize(printed.getvalue()) == normalize(documented_output("README.md", "", ".", source="README sql"))
+    shown = normalize(documented_output("README.md", "README sql"))
+    assert printed(lambda: spark.sql(readme_block("sql", "sql")).show(truncate=False)) == shown
 
 
 def test_readme_python_example_prints_what_the_readme_shows(spark):
     """The README's PySpark snippet, run as it is on alice's events; the README elides the last
     rows of the table (`...`)."""
-    printed = io.StringIO()
-    with redirect_stdout(printed):
-        exec(readme_block("python", "python"), {"events": alice_events(spark)})
-    shown = normalize(documented_output("README.md", "", ".", source="README python"))
+    shown = normalize(documented_output("README.md", "README python"))
     assert shown[-1] == "..."
-    assert normalize(printed.getvalue())[:len(shown) - 1] == shown[:-1]
+    run = printed(lambda: exec(readme_block("python", "python"), {"events": alice_events(spark)}))
+    assert run[:len(shown) - 1] == shown[:-1]

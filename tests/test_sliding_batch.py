@@ -7,8 +7,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType, TimestampNTZType, TimestampType
 
 import sliding_window_agg as swa
-from reference import batch_windows, sliding_windows
-from windows_util import events_df, rows_by_window, window_micros
+from reference import sliding_windows
+from windows_util import events_df, reference_windows, rows_by_window, window_micros
 
 # SPEC section 2, units of one micro-second: rows A@10 B@14 C@17 D@25 E@31, S = 10.
 SPEC_ROWS = [(0, "g", 10, 1, 1), (0, "g", 14, 2, 2), (0, "g", 17, 3, 3), (0, "g", 25, 4, 4),
@@ -57,7 +57,7 @@ def test_issue_query_matches_reference_in_seconds(spark):
         FROM issue_events GROUP BY k, sliding_window(ts, '10 seconds')
         """
     ).select("k", *window_micros(), "n", "total", "hi", "vs").collect()
-    expected = sliding_windows(events, 10 * sec, key=lambda r: r[1], time=lambda r: r[2])
+    expected = reference_windows("sliding_window", events, 10 * sec)
     got = rows_by_window(rows, ["k"])
     assert set(got) == set(expected)
     for w, members in expected.items():
@@ -118,7 +118,7 @@ def test_every_kind_of_aggregate(spark):
         FROM agg_events GROUP BY k, sliding_window(ts, '5 microseconds')
         """
     ).select("k", *window_micros(), "*").collect()
-    expected = sliding_windows(events, 5, key=lambda r: r[1], time=lambda r: r[2])
+    expected = reference_windows("sliding_window", events, 5)
     got = rows_by_window(rows, ["k"])
     assert set(got) == set(expected)
     for w, members in expected.items():
@@ -186,7 +186,7 @@ def test_grouping_shapes(spark):
         """
     ).collect()
     shifted = [(0, e[1][0], e[2] + 1, e[3], e[4]) for e in events]
-    expected = sliding_windows(shifted, 5, key=lambda r: r[1], time=lambda r: r[2])
+    expected = reference_windows("sliding_window", shifted, 5)
     assert sorted((r.p, r.e, r.total10) for r in by_prefix) == sorted(
         (k, e, 10 * sum(m[3] for m in ms)) for (k, s, e), ms in expected.items() if len(ms) > 1)
 
@@ -285,9 +285,8 @@ def test_map_keys_group_like_group_by(spark, function):
         """
     ).withColumn("ts", F.timestamp_micros("t"))
     events = [(0, "ab", 1, 0, 0), (0, "ab", 3, 0, 1), (0, "a", 4, 0, 2), (0, None, 5, 0, 3)]
-    reference = sliding_windows if function == "sliding_window" else batch_windows
-    expected = sorted((k is None, k or "", s, e, len(m)) for (k, s, e), m in reference(
-        events, 10, key=lambda r: r[1], time=lambda r: r[2]).items())
+    expected = sorted((k is None, k or "", s, e, len(m))
+                      for (k, s, e), m in reference_windows(function, events, 10).items())
 
     def name(json: str):  # the test's name of the map a key holds, at any depth
         return "ab" if '"b":2' in json else "a" if '"a":1' in json else None
@@ -352,8 +351,7 @@ def test_subqueries(spark):
     """A windowed aggregation inside IN, EXISTS and scalar subqueries is planned like any other."""
     events = [(0, "a", 0, 1, 0), (0, "a", 5, 2, 1), (0, "b", 3, 3, 2)]
     events_df(spark, events).createOrReplaceTempView("sub_events")
-    maxima = {max(m[3] for m in ms) for ms in sliding_windows(
-        events, 10, key=lambda r: r[1], time=lambda r: r[2]).values()}
+    maxima = {max(m[3] for m in ms) for ms in reference_windows("sliding_window", events, 10).values()}
     n_in = spark.sql("SELECT count(*) AS n FROM sub_events WHERE v IN (SELECT max(v) FROM sub_events "
                      "GROUP BY k, sliding_window(ts, '10 microseconds'))").first().n
     assert n_in == sum(1 for e in events if e[3] in maxima)
@@ -362,7 +360,7 @@ def test_subqueries(spark):
     assert exists == 3
     scalar = spark.sql("SELECT (SELECT count(*) FROM (SELECT count(*) FROM sub_events "
                        "GROUP BY k, batch_window(ts, '10 microseconds'))) AS n").first().n
-    assert scalar == len(batch_windows(events, 10, key=lambda r: r[1], time=lambda r: r[2]))
+    assert scalar == len(reference_windows("batch_window", events, 10))
 
 
 @pytest.mark.parametrize("group_by", ["k, 2", "ALL"])
@@ -392,8 +390,7 @@ def test_decimal_sum_and_avg(spark, function, precision, scale):
             .groupBy("k", getattr(swa, function)("ts", "5 microseconds"))
             .agg(F.sum("d").alias("total"), F.avg("d").alias("mean"), F.count("*").alias("n"))
             .select("k", *window_micros(function), "total", "mean", "n").collect())
-    reference = sliding_windows if function == "sliding_window" else batch_windows
-    expected = reference(events, 5, key=lambda r: r[1], time=lambda r: r[2])
+    expected = reference_windows(function, events, 5)
     got = rows_by_window(rows, ["k"])
     assert set(got) == set(expected)
     for w, members in expected.items():
@@ -411,9 +408,8 @@ def test_a_filter_above_the_aggregation_leaves_unused_columns_unread(spark, func
     events = [(0, "a", 0, 1, 0), (0, "a", 5, 2, 1), (0, "b", 3, 3, 2), (0, "b", 30, 4, 3)]
     (events_df(spark, events).withColumn("ratio", F.expr("100 div (id - id)"))
      .createOrReplaceTempView("pruned_events"))
-    reference = batch_windows if function == "batch_window" else sliding_windows
-    expected = sorted((k, s, e, len(rows)) for (k, s, e), rows in reference(
-        events, 10, key=lambda r: r[1], time=lambda r: r[2]).items())
+    expected = sorted((k, s, e, len(rows))
+                      for (k, s, e), rows in reference_windows(function, events, 10).items())
     aggregation = (f"SELECT k, {function}(ts, '10 microseconds') AS w, count(*) AS n "
                    f"FROM pruned_events GROUP BY k, {function}(ts, '10 microseconds')")
     queries = {

@@ -328,9 +328,14 @@ def check_append(stream: Stream, runs: Sequence[Run]) -> None:
     """Every window of the batch reference on the kept rows emitted once, final, in the first
     micro-batch whose watermark reached its end; nothing else."""
     plan = batch_plan(stream, runs)
-    expected = stream.reference(stream.late(plan))
+    check_closed_windows(plan, stream.reference(stream.late(plan)), output(runs))
+
+
+def check_closed_windows(plan: Sequence[Batch], expected: Windows, emitted: List[tuple]) -> None:
+    """`emitted` (output()'s rows) holds every window of `expected` once, final, in the first
+    micro-batch of `plan` whose watermark reached its end; nothing else."""
     got: Dict[Window, tuple] = {}
-    for b, w, r in output(runs):
+    for b, w, r in emitted:
         assert w not in got, f"window {w} emitted twice: in batches {got[w][0]} and {b}"
         got[w] = (b, r)
     assert set(got) == set(expected), diff_message(set(got), set(expected))
@@ -720,17 +725,9 @@ def test_random_streams_restarted_from_update_mode_in_append_mode(spark, tmp_pat
     plan = batch_plan(stream, [first, second])
     restart = plan[max(p["batchId"] for p in first.progress)].watermark * MS
     expected = {w: m for w, m in stream.reference(stream.late(plan)).items() if w[3] > restart}
-    got: Dict[Window, tuple] = {}
-    for b, w, r in output([second]):
-        assert w not in got, f"window {w} emitted twice: in batches {got[w][0]} and {b}"
-        got[w] = (b, r)
-    assert set(got) == set(expected), diff_message(set(got), set(expected))
     quiet = {w[:2] for w in expected} - {(e[CASE], e[KEY]) for f in stream.files[half:] for e in f}
     assert quiet, "harness: every group with windows left receives rows after the restart"
-    for w, members in expected.items():
-        b, r = got[w]
-        assert aggregates(r) == expected_aggregates(members), w
-        assert b == min(i for i, batch in enumerate(plan) if batch.watermark * MS >= w[3]), w
+    check_closed_windows(plan, expected, output([second]))
 
 
 def test_update_mode_after_append_mode_leaves_no_state_of_closed_groups(spark, tmp_path):

@@ -7,10 +7,19 @@ from typing import Iterable, List, Sequence, Tuple
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from reference import batch_windows, sliding_windows
+
 # (case, key, time in microseconds or None, value, unique id)
 Event = Tuple[int, object, object, int, int]
 
 EVENT_SCHEMA = "case int, k string, t long, v long, id long"
+
+
+def reference_windows(function: str, events: Iterable[Event], size: int) -> dict:
+    """The windows of `function` ("sliding_window" or "batch_window") over `events`, grouped
+    by their key, from the brute-force reference: {(key, start, end): members}."""
+    windows = {"sliding_window": sliding_windows, "batch_window": batch_windows}[function]
+    return windows(events, size, key=lambda e: e[1], time=lambda e: e[2])
 
 
 def events_df(spark: SparkSession, events: Iterable[Event], ntz: bool = False) -> DataFrame:
