@@ -47,3 +47,23 @@ def spark(test_jar):
     session._jvm.org.apache.spark.sql.slidingwindow.TestAggregators.register(session._jsparkSession)
     yield session
     session.stop()
+
+
+@pytest.fixture
+def rocksdb(spark):
+    """The test's streaming queries keep their state in RocksDB."""
+    from streaming_harness import ROCKSDB, state_store
+
+    with state_store(spark, ROCKSDB):
+        yield
+
+
+@pytest.fixture(params=["rocksdb", "default"])
+def provider(request, spark):
+    """Runs the test once on each state store provider (RocksDB, with the time index, and Spark's
+    default HDFS-backed one, which scans); the provider's class name is the fixture's value."""
+    from streaming_harness import HDFS, ROCKSDB, state_store
+
+    name = {"rocksdb": ROCKSDB, "default": HDFS}[request.param]
+    with state_store(spark, name):
+        yield name
