@@ -280,6 +280,19 @@ def batch_plan(stream: Stream, runs: Sequence[Run]) -> List[Batch]:
     return plan
 
 
+def restart_point(stream: Stream) -> int:
+    """A file near the middle at which to stop and restart such that the no-data batch ending
+    the first run changes no row's lateness (a row of the next file between the watermarks of
+    the two batches before it would be late only after the restart): then the two runs must
+    emit exactly what one uninterrupted run emits."""
+    uninterrupted = stream.late(stream.plan())
+    middle = len(stream.files) // 2
+    for h in sorted(range(1, len(stream.files)), key=lambda h: abs(h - middle)):
+        if stream.late(stream.plan([h])) == uninterrupted:
+            return h
+    raise AssertionError("harness: no restart point keeps the late rows")
+
+
 # --------------------------------------------------------------------------------------------
 # Queries and checks
 

@@ -17,8 +17,8 @@ from streaming_harness import (BASE, CASE, CHECKS, DELAY, DELAY_TEXT, FLUSH_KEY,
                                ROCKSDB, SEC, SIZES, TIME, VALUE, Batch, Run, Stream, batch_plan,
                                check_append, check_closed_windows, check_update, diff_message,
                                dropped_rows, flush_event, generate_stream, operator_metrics,
-                               output, run_query, sliding_query, state_store, watermark_ms,
-                               write_files)
+                               output, restart_point, run_query, sliding_query, state_store,
+                               watermark_ms, write_files)
 from windows_util import Event, window_micros
 
 
@@ -129,19 +129,6 @@ def test_explicit_stream_emits_each_window_when_the_watermark_passes_its_end(
     ]
     check_append(stream, [run])
     assert dropped_rows([run]) == 1
-
-
-def restart_point(stream: Stream) -> int:
-    """A file near the middle at which to stop and restart such that the no-data batch ending
-    the first run changes no row's lateness (a row of the next file between the watermarks of
-    the two batches before it would be late only after the restart): then the two runs must
-    emit exactly what one uninterrupted run emits."""
-    uninterrupted = stream.late(stream.plan())
-    middle = len(stream.files) // 2
-    for h in sorted(range(1, len(stream.files)), key=lambda h: abs(h - middle)):
-        if stream.late(stream.plan([h])) == uninterrupted:
-            return h
-    raise AssertionError("harness: no restart point keeps the late rows")
 
 
 @pytest.mark.parametrize("mode,seed", [("append", 20), ("append", 21), ("update", 20)])

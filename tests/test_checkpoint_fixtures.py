@@ -1,0 +1,57 @@
+"""Checkpoints written by every earlier release restart with the current code (docs/streaming.md,
+"Upgrading"): each fixture of tests/fixtures/checkpoints/ (see checkpoint_fixtures.py) is a query
+stopped half-way with windows still open. Restarted here, it reads the rest of its input; both
+runs together must emit what the brute-force references say one uninterrupted run emits: in
+append mode every window once, final, in the micro-batch whose watermark reaches its end; in
+update mode the current row of exactly the changed windows in each micro-batch."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import batch_window_harness
+import streaming_harness
+from checkpoint_fixtures import Fixture, all_fixtures, query
+from streaming_harness import FLUSH_KEY, run_query, state_store
+
+FIXTURES = all_fixtures()
+
+
+def test_every_release_has_a_fixture_of_each_kind():
+    """Both window functions, both output modes, both state stores, for every release."""
+    by_release = {}
+    for f in FIXTURES:
+        by_release.setdefault(f.meta["release"], set()).add(
+            (f.function, f.mode, f.meta["store"]))
+    assert "0.1.0" in by_release
+    for release, kinds in by_release.items():
+        assert kinds == {(fn, m, s) for fn in ("sliding_window", "batch_window")
+                         for m in ("append", "update") for s in ("rocksdb", "default")}, release
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.name)
+def test_checkpoint_of_an_earlier_release_restarts(spark, tmp_path, fixture: Fixture):
+    stream = fixture.stream()
+    first = fixture.first_run()
+    assert 0 < fixture.files_read < len(stream.files) - 1, "the fixture stopped half-way"
+    source, checkpoint = fixture.restore(str(tmp_path))
+    with state_store(spark, fixture.store):
+        second = run_query(spark, source, checkpoint, query(fixture.function, fixture.size_text),
+                           fixture.mode)
+    assert min(p["batchId"] for p in second.progress) == len(first.progress), \
+        "the restarted query continues from the checkpoint's next micro-batch"
+    assert any(r.k != FLUSH_KEY for _, r in second.rows), "windows were still open at the stop"
+    if fixture.function == "sliding_window":
+        streaming_harness.CHECKS[fixture.mode](stream, [first, second])
+    else:
+        batch_window_harness.CHECKS[fixture.mode](stream, [first, second], stream.size)
+
+
+def test_fixture_paths_are_portable():
+    """No fixture names the folder it was written in (the input path is a placeholder)."""
+    for f in FIXTURES:
+        for root, _, names in os.walk(os.path.join(f.folder, "checkpoint", "sources")):
+            for name in names:
+                with open(os.path.join(root, name)) as text:
+                    assert "/tmp" not in text.read(), os.path.join(root, name)
