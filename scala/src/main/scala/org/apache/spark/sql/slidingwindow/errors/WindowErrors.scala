@@ -114,6 +114,22 @@ object WindowErrors {
         "forever; use the Append mode (each window once, when the watermark closes it) or " +
         "the Update mode (changed windows in every micro-batch).")
 
+  /** On restart: the checkpoint's state was written in a layout this release does not know. */
+  def stateFormatUnsupported(function: String, version: Int, supported: Seq[Int], checkpoint: String): Nothing =
+    fail("WINDOW_STATE_FORMAT_UNSUPPORTED",
+      s"The checkpoint $checkpoint holds the state of a $function aggregation in state format " +
+        s"version $version, but this release of sliding-window-agg reads versions " +
+        s"${supported.mkString(", ")}. It was written by a later release: run the query with that " +
+        "release (or a later one), or start it from a new checkpoint location.")
+
+  /** On restart: the query changed something its state depends on. */
+  def incompatibleRestart(function: String, what: String, before: String, after: String, checkpoint: String): Nothing =
+    fail("WINDOW_STATE_INCOMPATIBLE_RESTART",
+      s"The streaming query restarted from the checkpoint $checkpoint changed the $what of its " +
+        s"$function aggregation from $before to $after. Its state was written for the previous " +
+        "query and would give wrong windows: start the changed query from a new checkpoint " +
+        "location, or restart the previous query.")
+
   /** At run time: a row whose windows' bounds fall outside the 64-bit microsecond range. */
   def boundsOverflow(function: String, time: Long, sizeMicros: Long): ArithmeticException =
     new ArithmeticException(

@@ -36,6 +36,7 @@ case class StreamingWindowedAggregateExec(
     window: Attribute,
     aggregates: Seq[AggregateExpression],
     resultExpressions: Seq[NamedExpression],
+    stateFormatVersion: Int,
     stateInfo: Option[StatefulOperatorStateInfo],
     outputMode: Option[OutputMode],
     eventTimeWatermarkForLateEvents: Option[Long],
@@ -50,7 +51,7 @@ case class StreamingWindowedAggregateExec(
 
   private def appendMode: Boolean = outputMode.contains(InternalOutputModes.Append)
 
-  private lazy val layout = new WindowStateLayout(keys, DataTypeUtils.fromAttributes(
+  private lazy val layout = WindowStateLayout(stateFormatVersion, keys, DataTypeUtils.fromAttributes(
     aggregates.flatMap(_.aggregateFunction.aggBufferAttributes)))
 
   override def requiredChildDistribution: Seq[Distribution] =
@@ -130,7 +131,8 @@ case class StreamingWindowedAggregateExec(
   override def simpleString(maxFields: Int): String = {
     val outString = truncatedString(output, "[", ", ", "]", maxFields)
     s"$nodeName(${WindowedAggregate.describe(definition, keys, time, order, aggregates, maxFields)}, " +
-      s"output=$outString, state=$stateInfo, mode=${outputMode.getOrElse("?")}, " +
+      s"output=$outString, state=$stateInfo, stateFormatVersion=$stateFormatVersion, " +
+      s"mode=${outputMode.getOrElse("?")}, " +
       s"watermarks=${eventTimeWatermarkForLateEvents.getOrElse("?")}/" +
       s"${eventTimeWatermarkForEviction.getOrElse("?")})"
   }

@@ -9,6 +9,7 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate}
+import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord}
 
 /**
  * Plans a [[WindowedAggregate]]: a [[WindowedAggregateExec]] in a batch query, a
@@ -39,11 +40,18 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       if (outputMode.contains(InternalOutputModes.Complete)) {
         WindowErrors.completeModeNotSupported(function)
       }
-      val stateInfo = execution.map { ie =>
-        StreamingQueryContext.stateInfo(ie, StreamingQueryContext.operatorId(ie, a), a.keys.nonEmpty)
-      }
+      val operatorId = execution.map(StreamingQueryContext.operatorId(_, a))
+      val stateInfo = for (ie <- execution; id <- operatorId)
+        yield StreamingQueryContext.stateInfo(ie, id, a.keys.nonEmpty)
+      // A running query keeps the state format its checkpoint records; a new one, or a plan
+      // explained outside a query, gets the current one.
+      val stateFormatVersion = (for (ie <- execution; id <- operatorId) yield {
+        val record = WindowOperatorRecord.of(StateFormatVersion.current, a.definition, a.keys,
+          a.time, a.order, aggregates)
+        OperatorRecordCheck.stateFormatVersion(session, ie, id, record)
+      }).getOrElse(StateFormatVersion.current)
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
-        results, stateInfo, outputMode, None, None, planLater(a.child))
+        results, stateFormatVersion, stateInfo, outputMode, None, None, planLater(a.child))
     }
   }
 

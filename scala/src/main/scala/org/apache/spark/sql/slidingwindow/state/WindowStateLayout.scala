@@ -74,6 +74,12 @@ final class WindowStateLayout(keys: Seq[Attribute], val bufferSchema: StructType
 }
 
 object WindowStateLayout {
+  /** The layout of state format `version` ([[StateFormatVersion]]). */
+  def apply(version: Int, keys: Seq[Attribute], bufferSchema: StructType): WindowStateLayout = {
+    require(StateFormatVersion.supported.contains(version), s"unknown state format version $version")
+    new WindowStateLayout(keys, bufferSchema)
+  }
+
   val Partial = 0
   val Suffix = 1
   val Meta = 2

@@ -1,0 +1,78 @@
+package org.apache.spark.sql.slidingwindow.planning
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.util.UUID
+import java.util.concurrent.ConcurrentHashMap
+
+import org.apache.hadoop.fs.Path
+
+import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.execution.streaming.runtime.IncrementalExecution
+import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord}
+
+/**
+ * Keeps a streaming windowed aggregation on the state it started with. When a micro-batch is
+ * planned, before it runs, the operator's [[WindowOperatorRecord]] in the checkpoint
+ * (`<checkpoint>/state/<operator id>/_sliding_window_agg/operator.json`) gives the state format
+ * version to run with, and the restarted query is compared with it:
+ *
+ *  - batch 0 (a new query, or one whose first micro-batch never committed): the record is
+ *    written for the current state format version;
+ *  - a restart: a record of an unknown version, or a query that changed what the state depends
+ *    on, fails with a clear error before any micro-batch runs;
+ *  - a restart of a checkpoint that holds state but no record (written by release 0.1.0): its
+ *    state is version 1 ([[StateFormatVersion.unrecorded]]); the record is written then, so
+ *    that later restarts are checked too.
+ *
+ * The record is read once per run of a query (the first micro-batch it plans), on the driver.
+ */
+object OperatorRecordCheck {
+  private val runs = new ConcurrentHashMap[(UUID, Long), Integer]()
+
+  /** The state format version operator `operatorId` runs with; fails on a changed query. */
+  def stateFormatVersion(
+      session: SparkSession,
+      execution: IncrementalExecution,
+      operatorId: Long,
+      query: WindowOperatorRecord): Int =
+    runs.computeIfAbsent((execution.runId, operatorId), _ =>
+      Int.box(check(session, execution, operatorId, query))).intValue
+
+  private def check(
+      session: SparkSession,
+      execution: IncrementalExecution,
+      operatorId: Long,
+      query: WindowOperatorRecord): Int = {
+    val operatorDir = new Path(execution.checkpointLocation, operatorId.toString)
+    val file = new Path(operatorDir, "_sliding_window_agg/operator.json")
+    val fs = file.getFileSystem(session.sessionState.newHadoopConf())
+    val checkpoint = new Path(execution.checkpointLocation).getParent.toString
+
+    def write(record: WindowOperatorRecord): Int = {
+      val out = fs.create(file, true)
+      try out.write(record.json.getBytes(UTF_8)) finally out.close()
+      record.stateFormatVersion
+    }
+
+    if (execution.currentBatchId == 0) {
+      write(query.withVersion(StateFormatVersion.current))
+    } else if (fs.exists(file)) {
+      val in = fs.open(file)
+      val recorded = try WindowOperatorRecord.fromJson(new String(in.readAllBytes(), UTF_8))
+        finally in.close()
+      if (!StateFormatVersion.supported.contains(recorded.stateFormatVersion)) {
+        WindowErrors.stateFormatUnsupported(query.function, recorded.stateFormatVersion,
+          StateFormatVersion.supported, checkpoint)
+      }
+      recorded.incompatibility(query).foreach { case (what, before, after) =>
+        WindowErrors.incompatibleRestart(query.function, what, before, after, checkpoint)
+      }
+      recorded.stateFormatVersion
+    } else if (fs.exists(operatorDir)) {
+      write(query.withVersion(StateFormatVersion.unrecorded))
+    } else {
+      write(query.withVersion(StateFormatVersion.current))
+    }
+  }
+}
