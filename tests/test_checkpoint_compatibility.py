@@ -15,7 +15,8 @@ from pyspark.sql import functions as F
 import sliding_window_agg as swa
 from checkpoint_fixtures import all_fixtures, query
 from reference import sliding_windows
-from streaming_harness import BASE, HDFS, SEC, run_query, state_store, write_files
+from streaming_harness import (BASE, HDFS, QUERY_TIMEOUT, SEC, read_stream, run_query, state_store,
+                               write_files)
 from windows_util import window_micros
 
 RECORD = os.path.join("state", "1000", "_sliding_window_agg", "operator.json")
@@ -150,3 +151,34 @@ def test_a_checkpoint_without_a_record_is_version_1_and_gets_one(spark, tmp_path
         with pytest.raises(Exception) as e:
             run_query(spark, source, checkpoint, query(fixture.function, "20 seconds"), "append")
     assert "WINDOW_STATE_INCOMPATIBLE_RESTART" in str(e.value)
+
+
+def test_a_running_query_shows_its_state_format_version(spark, tmp_path):
+    """explain() of a running query, and the operator's EXPLAIN FORMATTED block, show the
+    version its state is written in."""
+    source = str(tmp_path / "in")
+    write_files(source, FILES)
+    query = (windowed()(read_stream(spark, source)).writeStream.format("noop")
+             .outputMode("append").option("checkpointLocation", str(tmp_path / "checkpoint"))
+             .trigger(availableNow=True).start())
+    try:
+        assert query.awaitTermination(QUERY_TIMEOUT)
+        plan = query._jsq.streamingQuery().lastExecution().executedPlan()
+    finally:
+        query.stop()
+    assert "stateFormatVersion=1, mode=Append" in plan.toString()
+    operator = find_node(plan, "SlidingWindowAggregate")
+    block = operator.verboseStringWithOperatorId()
+    assert "State format version: 1" in block and "Output mode: Append" in block, block
+    assert "Window: sliding_window(ts#" in block, block
+
+
+def find_node(plan, name):
+    if plan.nodeName() == name:
+        return plan
+    children = plan.children()
+    for i in range(children.size()):
+        found = find_node(children.apply(i), name)
+        if found is not None:
+            return found
+    return None

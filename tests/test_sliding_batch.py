@@ -201,6 +201,22 @@ def test_explain_shows_operator_with_size_and_keys(spark):
     assert "SlidingWindowAggregate keys=[k#" in optimized
 
 
+def test_explain_formatted_shows_window_keys_and_functions(spark):
+    """EXPLAIN FORMATTED gives the operator a block of its own, as Spark's aggregations have."""
+    events_df(spark, SPEC_ROWS).createOrReplaceTempView("explained_events")
+    plan = spark.sql("""EXPLAIN FORMATTED
+        SELECT k, sliding_window(ts, '10 seconds') AS w, sum(v) AS total FROM explained_events
+        GROUP BY k, sliding_window(ts, '10 seconds')""").collect()[0][0]
+    block = plan[plan.index(") SlidingWindowAggregate\n"):]
+    block = block[:block.index("\n\n")]
+    lines = block.split("\n")
+    assert lines[1].startswith("Input [")
+    assert lines[2].startswith("Window: sliding_window(ts#") and lines[2].endswith(", '10 seconds')")
+    assert lines[3].startswith("Keys [1]: [k#")
+    assert lines[4].startswith("Functions [1]: [sum(v#")
+    assert lines[5].startswith("Results [3]: [k#")
+
+
 def _find_node(plan, name):
     if plan.nodeName() == name:
         return plan

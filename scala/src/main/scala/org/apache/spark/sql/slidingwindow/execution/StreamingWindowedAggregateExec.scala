@@ -6,13 +6,12 @@ import org.apache.hadoop.conf.Configuration
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
-import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution}
+import org.apache.spark.sql.catalyst.plans.physical.Distribution
 import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.catalyst.util.truncatedString
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter, WatermarkSupport}
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
@@ -41,12 +40,10 @@ case class StreamingWindowedAggregateExec(
     outputMode: Option[OutputMode],
     eventTimeWatermarkForLateEvents: Option[Long],
     eventTimeWatermarkForEviction: Option[Long],
-    child: SparkPlan) extends UnaryExecNode with StateStoreWriter with WatermarkSupport {
+    child: SparkPlan)
+  extends BaseWindowedAggregateExec with StateStoreWriter with WatermarkSupport {
 
-  override def nodeName: String = WindowedAggregate.nodeName(definition)
   override def shortName: String = WindowedAggregate.shortName(definition)
-
-  override def output: Seq[Attribute] = resultExpressions.map(_.toAttribute)
   override def keyExpressions: Seq[Attribute] = keys
 
   private def appendMode: Boolean = outputMode.contains(InternalOutputModes.Append)
@@ -54,13 +51,10 @@ case class StreamingWindowedAggregateExec(
   private lazy val layout = WindowStateLayout(stateFormatVersion, keys, DataTypeUtils.fromAttributes(
     aggregates.flatMap(_.aggregateFunction.aggBufferAttributes)))
 
+  // In a running query, the distribution of the state stores; outside one, the base's.
   override def requiredChildDistribution: Seq[Distribution] =
-    if (keys.isEmpty) AllTuples :: Nil
-    else if (stateInfo.isEmpty) ClusteredDistribution(keys) :: Nil // planned outside a query
+    if (keys.isEmpty || stateInfo.isEmpty) super.requiredChildDistribution
     else StatefulOperatorPartitioning.getCompatibleDistribution(keys, getStateInfo, conf) :: Nil
-
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    Seq(WindowedAggregate.inputOrdering(keys, time, order))
 
   override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
     Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"),
@@ -128,14 +122,12 @@ case class StreamingWindowedAggregateExec(
     }
   }
 
-  override def simpleString(maxFields: Int): String = {
-    val outString = truncatedString(output, "[", ", ", "]", maxFields)
-    s"$nodeName(${WindowedAggregate.describe(definition, keys, time, order, aggregates, maxFields)}, " +
-      s"output=$outString, state=$stateInfo, stateFormatVersion=$stateFormatVersion, " +
-      s"mode=${outputMode.getOrElse("?")}, " +
-      s"watermarks=${eventTimeWatermarkForLateEvents.getOrElse("?")}/" +
-      s"${eventTimeWatermarkForEviction.getOrElse("?")})"
-  }
+  override protected def details: Seq[(String, String, String)] = Seq(
+    ("state", "State", stateInfo.toString),
+    ("stateFormatVersion", "State format version", stateFormatVersion.toString),
+    ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),
+    ("watermarks", "Watermarks (late rows / eviction, ms)",
+      s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"))
 
   override protected def withNewChildInternal(newChild: SparkPlan): StreamingWindowedAggregateExec =
     copy(child = newChild)

@@ -2,15 +2,12 @@ package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
-import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, UnknownPartitioning}
-import org.apache.spark.sql.catalyst.util.truncatedString
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
-import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 
 /**
  * The physical windowed aggregation of a batch query: its child is clustered by the keys and
@@ -26,29 +23,13 @@ case class WindowedAggregateExec(
     window: Attribute,
     aggregates: Seq[AggregateExpression],
     resultExpressions: Seq[NamedExpression],
-    child: SparkPlan) extends UnaryExecNode {
-
-  override def nodeName: String = WindowedAggregate.nodeName(definition)
-
-  override def output: Seq[Attribute] = resultExpressions.map(_.toAttribute)
+    child: SparkPlan) extends BaseWindowedAggregateExec {
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of input rows"),
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numGroups" -> SQLMetrics.createMetric(sparkContext, "number of groups"),
     "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
-
-  override def requiredChildDistribution: Seq[Distribution] =
-    if (keys.isEmpty) AllTuples :: Nil else ClusteredDistribution(keys) :: Nil
-
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    Seq(WindowedAggregate.inputOrdering(keys, time, order))
-
-  override def outputPartitioning: Partitioning = child.outputPartitioning match {
-    case e: Expression if !e.references.subsetOf(outputSet) =>
-      UnknownPartitioning(child.outputPartitioning.numPartitions)
-    case p => p
-  }
 
   // Groups come out one after the other, in key order: as far as the keys are in the output.
   override def outputOrdering: Seq[SortOrder] =
@@ -69,12 +50,6 @@ case class WindowedAggregateExec(
         new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers), rows,
         numInputRows, numOutputRows, numGroups, spillSize)
     }
-  }
-
-  override def simpleString(maxFields: Int): String = {
-    val outString = truncatedString(output, "[", ", ", "]", maxFields)
-    s"$nodeName(${WindowedAggregate.describe(definition, keys, time, order, aggregates, maxFields)}, " +
-      s"output=$outString)"
   }
 
   override protected def withNewChildInternal(newChild: SparkPlan): WindowedAggregateExec =
