@@ -95,7 +95,8 @@ def test_a_new_query_records_its_state_format(spark, tmp_path):
     with open(os.path.join(checkpoint, RECORD)) as f:
         record = json.load(f)
     assert record == {"stateFormatVersion": 1, "function": "sliding_window", "size": "'10 seconds'",
-                      "time": "`ts` TIMESTAMP", "keys": ["`k` STRING"], "aggregates": ["sum(v)"]}
+                      "time": "`ts` TIMESTAMP", "keys": ["`k` STRING"], "aggregates": ["sum(v)"],
+                      "outputMode": "Append"}
 
 
 def test_what_the_state_does_not_depend_on_may_change(spark, provider, tmp_path):
@@ -115,6 +116,33 @@ def test_what_the_state_does_not_depend_on_may_change(spark, provider, tmp_path)
             assert (r.s, r.e) not in got, "emitted twice"
             got[(r.s, r.e)] = r.sum_of_v
     assert first.rows and got == expected
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_append_then_update_is_refused_update_then_append_is_not(spark, tmp_path, function):
+    """Update mode emits changed windows only: after an append run, the windows open at the
+    restart that receive no more rows would never be emitted, so the switch is refused. Append
+    mode after update mode emits every window when it closes: allowed, and recorded, so that
+    switching back is refused too."""
+    window = lambda: getattr(swa, function)("ts", "10 seconds")  # noqa: E731
+    source, checkpoint, _ = first_run(spark, tmp_path, windowed(window=window), mode="append")
+    with pytest.raises(Exception) as e:
+        run_query(spark, source, checkpoint, windowed(window=window), "update")
+    message = str(e.value)
+    assert "WINDOW_STATE_INCOMPATIBLE_RESTART" in message
+    assert "changed the output mode of its" in message and "from Append to Update" in message
+
+    other = tmp_path / "other"
+    other.mkdir()
+    source, checkpoint, _ = first_run(spark, other, windowed(window=window), mode="update")
+    write_files(source, [[(0, "a", BASE + 200 * SEC, 1, 30)]], first=len(FILES))
+    run_query(spark, source, checkpoint, windowed(window=window), "append")
+    with open(os.path.join(checkpoint, RECORD)) as f:
+        assert json.load(f)["outputMode"] == "Append"
+    write_files(source, [[(0, "a", BASE + 300 * SEC, 1, 31)]], first=len(FILES) + 1)
+    with pytest.raises(Exception) as e:
+        run_query(spark, source, checkpoint, windowed(window=window), "update")
+    assert "from Append to Update" in str(e.value)
 
 
 def test_a_checkpoint_of_an_unknown_state_format_is_refused(spark, tmp_path):

@@ -20,7 +20,8 @@ import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOpera
  *  - batch 0 (a new query, or one whose first micro-batch never committed): the record is
  *    written for the current state format version;
  *  - a restart: a record of an unknown version, or a query that changed what the state depends
- *    on, fails with a clear error before any micro-batch runs;
+ *    on (or switched from append to update mode), fails with a clear error before any
+ *    micro-batch runs; a switch from update to append mode is recorded;
  *  - a restart of a checkpoint that holds state but no record (written by release 0.1.0): its
  *    state is version 1 ([[StateFormatVersion.unrecorded]]); the record is written then, so
  *    that later restarts are checked too.
@@ -68,6 +69,7 @@ object OperatorRecordCheck {
       recorded.incompatibility(query).foreach { case (what, before, after) =>
         WindowErrors.incompatibleRestart(query.function, what, before, after, checkpoint)
       }
+      if (recorded.outputMode != query.outputMode) write(recorded.ranIn(query))
       recorded.stateFormatVersion
     } else if (fs.exists(operatorDir)) {
       write(query.withVersion(StateFormatVersion.unrecorded))

@@ -47,7 +47,7 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       // explained outside a query, gets the current one.
       val stateFormatVersion = (for (ie <- execution; id <- operatorId) yield {
         val record = WindowOperatorRecord.of(StateFormatVersion.current, a.definition, a.keys,
-          a.time, a.order, aggregates)
+          a.time, a.order, aggregates, outputMode.map(_.toString))
         OperatorRecordCheck.stateFormatVersion(session, ie, id, record)
       }).getOrElse(StateFormatVersion.current)
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,

@@ -14,7 +14,10 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
  * state mean something else (a window size, kind, time or order column, grouping keys, or
  * aggregates, even where the state's types stay the same, as for sum -> max of a long). What
  * the state does not depend on (the SELECT list above the aggregation, a filter after it) may
- * change freely.
+ * change freely. The output mode of the last run is recorded too: a run in update mode after
+ * one in append mode would never emit the windows open at the restart that receive no more
+ * rows (update mode emits changed windows only), so that switch is refused; the other way is
+ * safe (append mode emits every window when it closes).
  *
  * Stored as JSON; fields are compared as the text they show in error messages.
  */
@@ -25,7 +28,8 @@ final case class WindowOperatorRecord(
     time: String,
     order: Option[String],
     keys: Seq[String],
-    aggregates: Seq[String]) {
+    aggregates: Seq[String],
+    outputMode: Option[String]) {
 
   /**
    * The first difference that makes the state of `this` unusable by `query`: (what, the value
@@ -39,9 +43,16 @@ final case class WindowOperatorRecord(
       ("time column", time, query.time),
       ("order column", order.getOrElse("none"), query.order.getOrElse("none")),
       ("grouping keys", list(keys), list(query.keys)),
-      ("aggregate functions", list(aggregates), list(query.aggregates))
+      ("aggregate functions", list(aggregates), list(query.aggregates)),
+      ("output mode", outputMode.getOrElse("?"),
+        if (outputMode.contains(WindowOperatorRecord.Append) &&
+          query.outputMode.contains(WindowOperatorRecord.Update)) WindowOperatorRecord.Update
+        else outputMode.getOrElse("?"))
     ).find { case (_, recorded, now) => recorded != now }
   }
+
+  /** The record of `query`'s run: this one's, with the query's output mode. */
+  def ranIn(query: WindowOperatorRecord): WindowOperatorRecord = copy(outputMode = query.outputMode)
 
   def withVersion(version: Int): WindowOperatorRecord = copy(stateFormatVersion = version)
 
@@ -52,11 +63,15 @@ final case class WindowOperatorRecord(
     "time" -> JString(time),
     "order" -> order.map(JString(_)).getOrElse(JNothing),
     "keys" -> JArray(keys.map(JString(_)).toList),
-    "aggregates" -> JArray(aggregates.map(JString(_)).toList))))
+    "aggregates" -> JArray(aggregates.map(JString(_)).toList),
+    "outputMode" -> outputMode.map(JString(_)).getOrElse(JNothing))))
 }
 
 object WindowOperatorRecord {
   private implicit val formats: Formats = DefaultFormats
+
+  val Append = "Append"
+  val Update = "Update"
 
   /** The record of a query, for state format `version`. */
   def of(
@@ -65,7 +80,8 @@ object WindowOperatorRecord {
       keys: Seq[Attribute],
       time: Attribute,
       order: Option[Attribute],
-      aggregates: Seq[AggregateExpression]): WindowOperatorRecord =
+      aggregates: Seq[AggregateExpression],
+      outputMode: Option[String]): WindowOperatorRecord =
     WindowOperatorRecord(
       version,
       definition.kind.functionName,
@@ -73,7 +89,8 @@ object WindowOperatorRecord {
       column(time),
       order.map(column),
       keys.map(column),
-      aggregates.map(_.sql))
+      aggregates.map(_.sql),
+      outputMode)
 
   private def column(a: Attribute): String = s"`${a.name}` ${a.dataType.sql}"
 
@@ -89,6 +106,7 @@ object WindowOperatorRecord {
       (json \ "stateFormatVersion").extract[Int],
       str("function"), str("size"), str("time"),
       (json \ "order").extractOpt[String],
-      strings("keys"), strings("aggregates"))
+      strings("keys"), strings("aggregates"),
+      (json \ "outputMode").extractOpt[String])
   }
 }
