@@ -4,7 +4,8 @@
 // buildtools/scala_build.py compiles scala/src/main with the Scala compiler shipped in pyspark's
 // jars folder (no Maven repository needed) and bundles the jar into the Python package. Both builds
 // compile the same sources with the same Scala (2.13.18), Spark (4.3.0) and options, and produce
-// the same jar: the classes plus sliding-window-agg.properties. Only the file name differs
+// the same jar: the classes, the resources of scala/src/main/resources and
+// sliding-window-agg.properties. Only the file name differs
 // (sbt: target/scala-2.13/sliding-window-agg_2.13-0.1.0.jar).
 //
 //   sbt package   # the jar
@@ -26,6 +27,8 @@ lazy val root = (project in file("."))
 
     Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
     Test / scalaSource    := baseDirectory.value / "scala" / "src" / "test" / "scala",
+    // The error conditions (error/sliding-window-error-conditions.json), packaged as they are.
+    Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
 
     libraryDependencies ++= Seq(
       // Provided: on the Compile and Test classpaths, not a dependency of the published jar.

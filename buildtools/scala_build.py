@@ -20,6 +20,8 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAIN_SOURCES = os.path.join(ROOT, "scala", "src", "main", "scala")
 TEST_SOURCES = os.path.join(ROOT, "scala", "src", "test", "scala")
+# Files the jar carries as they are (the error conditions), under their path in this folder.
+MAIN_RESOURCES = os.path.join(ROOT, "scala", "src", "main", "resources")
 JAR_NAME = "sliding-window-agg.jar"
 SCALAC_OPTIONS = ["-deprecation", "-feature", "-release", "17", "-encoding", "UTF-8"]
 
@@ -88,21 +90,30 @@ def scalac(srcs: list[str], classpath: list[str], out: str) -> None:
         sys.stderr.write(result.stdout)
 
 
+def resources(folder: str) -> list[str]:
+    return sorted(p for p in glob.glob(os.path.join(folder, "**", "*"), recursive=True)
+                  if os.path.isfile(p))
+
+
 def _newest_mtime(paths: list[str]) -> float:
     return max((os.path.getmtime(p) for p in paths), default=0.0)
 
 
 def build_main_jar(out_jar: str, force: bool = False) -> str:
-    """Compiles scala/src/main into ``out_jar`` unless it is newer than every source."""
+    """Compiles scala/src/main into ``out_jar``, with its resources, unless it is newer than every
+    source and resource."""
     srcs = sources(MAIN_SOURCES)
+    res = resources(MAIN_RESOURCES)
     if not force and os.path.exists(out_jar) and \
-            os.path.getmtime(out_jar) >= _newest_mtime(srcs + [os.path.abspath(__file__)]):
+            os.path.getmtime(out_jar) >= _newest_mtime(srcs + res + [os.path.abspath(__file__)]):
         return out_jar
     os.makedirs(os.path.dirname(out_jar), exist_ok=True)
     tmp = out_jar + ".tmp.jar"
     scalac(srcs, [], tmp)
     with zipfile.ZipFile(tmp, "a") as z:
         z.writestr("sliding-window-agg.properties", f"spark.version={spark_version()}\n")
+        for path in res:
+            z.write(path, os.path.relpath(path, MAIN_RESOURCES).replace(os.sep, "/"))
     os.replace(tmp, out_jar)
     return out_jar
 

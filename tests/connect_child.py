@@ -6,7 +6,9 @@ URL is sc://host:port (a running server), or local[n] for the in-process server 
 SparkSession.builder.remote("local[n]") starts, configured with sliding_window_agg.configure().
 For each FUNCTION (a function of the package, called as f(time, SIZE) in groupBy) prints
     RESULT <json>  {"function": name, "api": [[s, e, n, ids], ...], "sql": [...]}
-and first `LOADED <is_loaded>`.
+and first `LOADED <is_loaded>`; then, for queries the extension rejects,
+    ERROR <json>  {"query": name, "type": exception class, "condition": ..., "sqlState": ...,
+                   "parameters": {...}, "message": str(e)}
 """
 import json
 import sys
@@ -40,7 +42,31 @@ def main() -> None:
             f"  FROM events GROUP BY {name}(ts, '{size}')) ORDER BY s")
         print("RESULT", json.dumps({"function": name, "api": [list(r) for r in api.collect()],
                                     "sql": [list(r) for r in sql.collect()]}), flush=True)
+    print_errors(spark, df)
     spark.stop()
+
+
+def print_errors(spark: SparkSession, df) -> None:
+    """The errors of a few rejected queries, as the Connect client raises them."""
+    from pyspark.errors import AnalysisException
+
+    queries = {
+        "invalid_size_sql": lambda: spark.sql(
+            "SELECT count(*) FROM events GROUP BY sliding_window(ts, '0 seconds')").collect(),
+        "wrong_num_args_sql": lambda: spark.sql(
+            "SELECT count(*) FROM events GROUP BY sliding_window(ts)").collect(),
+        "distinct_api": lambda: df.groupBy(swa.sliding_window("ts", "10 seconds"))
+        .agg(F.count_distinct("id")).collect(),
+    }
+    for name, query in queries.items():
+        try:
+            query()
+            print("ERROR", json.dumps({"query": name, "type": None}), flush=True)
+        except AnalysisException as e:
+            print("ERROR", json.dumps({
+                "query": name, "type": type(e).__name__, "condition": e.getCondition(),
+                "sqlState": e.getSqlState(), "parameters": e.getMessageParameters(),
+                "message": str(e)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """Every error of SPEC section 4: an AnalysisException at analysis time naming what to change,
-or a clear error for what can only be seen at run time."""
+or a clear error for what can only be seen at run time. Each one has its error condition
+(`getCondition()`) and SQLSTATE (`getSqlState()`) from the extension's conditions file; the
+tests check those, and the message only where the spec says what it names."""
 from __future__ import annotations
 
 import os
@@ -12,6 +14,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
+from error_conditions import assert_condition, run_time_cause
 from windows_util import events_df
 
 ROWS = [(0, "a", 10, 1, 1), (0, "a", 14, 2, 2)]
@@ -24,10 +27,10 @@ def events(spark):
     return df
 
 
-def analysis_error(spark, sql: str) -> str:
+def analysis_error(spark, sql: str) -> AnalysisException:
     with pytest.raises(AnalysisException) as e:
         spark.sql(sql).collect()
-    return str(e.value)
+    return e.value
 
 
 def grouped(size_sql: str, time: str = "ts") -> str:
@@ -46,27 +49,31 @@ def grouped(size_sql: str, time: str = "ts") -> str:
     ("10", "it must be a string such as '10 seconds' or an interval"),
 ])
 def test_invalid_size(spark, events, size, reason):
-    msg = analysis_error(spark, grouped(size))
-    assert "WINDOW_INVALID_SIZE" in msg and "`size` argument of sliding_window" in msg
-    assert reason in msg
+    e = analysis_error(spark, grouped(size))
+    assert_condition(e, "WINDOW_INVALID_SIZE.INVALID_DURATION", sql_state="22023")
+    assert "`size` argument of sliding_window" in str(e)  # the spec: naming the argument
+    assert e.getMessageParameters()["reason"].startswith(reason)
 
 
 def test_non_constant_size(spark, events):
-    msg = analysis_error(spark, grouped("s"))
-    assert "WINDOW_INVALID_SIZE" in msg and "must be a constant" in msg
+    e = analysis_error(spark, grouped("s"))
+    assert_condition(e, "WINDOW_INVALID_SIZE.NOT_CONSTANT")
+    assert e.getMessageParameters()["size"] == "err_events.s"
 
 
 @pytest.mark.parametrize("column,type_name", [("v", "BIGINT"), ("k", "STRING"), ("d", "DATE")])
 def test_time_column_not_a_timestamp(spark, events, column, type_name):
-    msg = analysis_error(spark, grouped("'10 seconds'", time=column))
-    assert "WINDOW_INVALID_TIME_COLUMN" in msg
-    assert f"`{column}` is of type {type_name}" in msg
+    e = analysis_error(spark, grouped("'10 seconds'", time=column))
+    assert_condition(e, "WINDOW_INVALID_TIME_COLUMN", sql_state="42K09")
+    assert f"`{column}` is of type {type_name}" in str(e)  # the spec: the column and its type
 
 
 def test_wrong_number_of_arguments(spark, events):
-    msg = analysis_error(spark, "SELECT count(*) FROM err_events GROUP BY sliding_window(ts)")
-    assert "WINDOW_WRONG_NUM_ARGS" in msg and "sliding_window(time, size)" in msg
-    assert "line 1" in msg  # the position in the query is kept
+    e = analysis_error(spark, "SELECT count(*) FROM err_events GROUP BY sliding_window(ts)")
+    assert_condition(e, "WINDOW_WRONG_NUM_ARGS.WRONG_COUNT", sql_state="42605")
+    assert e.getMessageParameters() == {"function": "sliding_window", "expected": "2", "actual": "1",
+                                        "usage": "sliding_window(time, size)"}
+    assert "line 1" in str(e)  # the position in the query is kept
 
 
 @pytest.mark.parametrize("sql,where", [
@@ -78,20 +85,21 @@ def test_wrong_number_of_arguments(spark, events):
      "does not group by it"),
 ])
 def test_outside_group_by(spark, events, sql, where):
-    msg = analysis_error(spark, sql)
-    assert "WINDOW_FUNCTION_NOT_IN_GROUP_BY" in msg and where in msg
+    e = analysis_error(spark, sql)
+    assert_condition(e, "WINDOW_FUNCTION_NOT_IN_GROUP_BY.OUTSIDE_GROUP_BY", sql_state="42803")
+    assert where in e.getMessageParameters()["operator"]
 
 
 @pytest.mark.parametrize("sql,condition", [
     ("SELECT count(*) FROM err_events WHERE ts IN "
      "(SELECT sliding_window(ts, '10 seconds').start FROM err_events)",
-     "WINDOW_FUNCTION_NOT_IN_GROUP_BY"),
+     "WINDOW_FUNCTION_NOT_IN_GROUP_BY.OUTSIDE_GROUP_BY"),
     ("SELECT count(*) FROM err_events WHERE EXISTS "
      "(SELECT count(DISTINCT v) FROM err_events GROUP BY sliding_window(ts, '10 seconds'))",
-     "WINDOW_UNSUPPORTED_AGGREGATE"),
+     "WINDOW_UNSUPPORTED_AGGREGATE.DISTINCT"),
 ])
 def test_errors_inside_subqueries(spark, events, sql, condition):
-    assert condition in analysis_error(spark, sql)
+    assert_condition(analysis_error(spark, sql), condition)
 
 
 @pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
@@ -101,27 +109,28 @@ def test_pivot_that_spark_computes_in_two_aggregations(spark, events, function):
     with pytest.raises(AnalysisException) as e:
         (events.groupBy(getattr(swa, function)("ts", "10 seconds")).pivot("k", ["a", "b"])
          .agg(F.sum("v")).collect())
-    assert "WINDOW_FUNCTION_PIVOT" in str(e.value) and "FILTER" in str(e.value)
+    assert_condition(e.value, "WINDOW_FUNCTION_PIVOT", sql_state="0A000")
+    assert e.value.getMessageParameters() == {"function": function}
 
 
 def test_nested_in_group_by(spark, events):
-    msg = analysis_error(spark, "SELECT count(*) FROM err_events "
-                                "GROUP BY sliding_window(ts, '10 seconds').start")
-    assert "WINDOW_FUNCTION_NESTED" in msg and "not nested" in msg
+    e = analysis_error(spark, "SELECT count(*) FROM err_events "
+                              "GROUP BY sliding_window(ts, '10 seconds').start")
+    assert_condition(e, "WINDOW_FUNCTION_NESTED.IN_EXPRESSION", sql_state="42K0E")
 
 
 def test_inside_an_aggregate(spark, events):
-    msg = analysis_error(spark, "SELECT max(sliding_window(ts, '10 seconds')) FROM err_events "
-                                "GROUP BY k, sliding_window(ts, '10 seconds')")
-    assert "WINDOW_FUNCTION_NESTED" in msg and "inside the aggregate function" in msg
+    e = analysis_error(spark, "SELECT max(sliding_window(ts, '10 seconds')) FROM err_events "
+                              "GROUP BY k, sliding_window(ts, '10 seconds')")
+    assert_condition(e, "WINDOW_FUNCTION_NESTED.IN_AGGREGATE")
 
 
 @pytest.mark.parametrize("second", ["sliding_window(ts, '5 seconds')", "window(ts, '5 seconds')",
                                     "session_window(ts, '5 seconds')"])
 def test_two_windows_in_one_group_by(spark, events, second):
-    msg = analysis_error(spark, "SELECT count(*) FROM err_events "
-                                f"GROUP BY sliding_window(ts, '10 seconds'), {second}")
-    assert "WINDOW_FUNCTION_MULTIPLE" in msg and "only one window function" in msg
+    e = analysis_error(spark, "SELECT count(*) FROM err_events "
+                              f"GROUP BY sliding_window(ts, '10 seconds'), {second}")
+    assert_condition(e, "WINDOW_FUNCTION_MULTIPLE", sql_state="0A000")
 
 
 @pytest.mark.parametrize("group_by", [
@@ -132,22 +141,23 @@ def test_two_windows_in_one_group_by(spark, events, second):
     "GROUPING SETS ((k, batch_window(ts, '10 seconds')))",
 ])
 def test_grouping_sets(spark, events, group_by):
-    msg = analysis_error(spark, f"SELECT k, count(*) FROM err_events GROUP BY {group_by}")
+    e = analysis_error(spark, f"SELECT k, count(*) FROM err_events GROUP BY {group_by}")
     function = "batch_window" if "batch_window" in group_by else "sliding_window"
-    assert "WINDOW_FUNCTION_GROUPING_SETS" in msg and f"{function} cannot be used with GROUPING SETS" in msg
-    assert "UNION ALL" in msg
+    assert_condition(e, "WINDOW_FUNCTION_GROUPING_SETS", sql_state="0A000")
+    assert e.getMessageParameters() == {"function": function}
 
 
 def test_selecting_another_window_than_the_grouped_one(spark, events):
-    msg = analysis_error(spark, "SELECT sliding_window(ts, '5 seconds'), count(*) FROM err_events "
-                                "GROUP BY sliding_window(ts, '10 seconds')")
-    assert "WINDOW_FUNCTION_NOT_IN_GROUP_BY" in msg
+    e = analysis_error(spark, "SELECT sliding_window(ts, '5 seconds'), count(*) FROM err_events "
+                              "GROUP BY sliding_window(ts, '10 seconds')")
+    assert_condition(e, "WINDOW_FUNCTION_NOT_IN_GROUP_BY.NOT_THE_GROUPED_WINDOW")
 
 
 def test_distinct_aggregate(spark, events):
-    msg = analysis_error(spark, "SELECT count(DISTINCT v) FROM err_events "
-                                "GROUP BY k, sliding_window(ts, '10 seconds')")
-    assert "WINDOW_UNSUPPORTED_AGGREGATE" in msg and "approx_count_distinct" in msg
+    e = analysis_error(spark, "SELECT count(DISTINCT v) FROM err_events "
+                              "GROUP BY k, sliding_window(ts, '10 seconds')")
+    assert_condition(e, "WINDOW_UNSUPPORTED_AGGREGATE.DISTINCT", sql_state="0A000")
+    assert "approx_count_distinct" in str(e)  # the message says what to use instead
 
 
 def test_python_udaf_is_rejected(spark, events):
@@ -165,13 +175,14 @@ def test_python_udaf_is_rejected(spark, events):
 
     with pytest.raises(AnalysisException) as e:
         events.groupBy("k", swa.sliding_window("ts", "10 seconds")).agg(mean_udf("v")).collect()
-    assert "WINDOW_UNSUPPORTED_AGGREGATE" in str(e.value)
+    assert_condition(e.value, "WINDOW_UNSUPPORTED_AGGREGATE.NOT_IN_JVM")
 
 
 def test_errors_come_at_analysis_time_not_execution(spark, events):
     """The DataFrame is rejected when it is defined, before any job runs."""
-    with pytest.raises(AnalysisException):
+    with pytest.raises(AnalysisException) as e:
         events.groupBy("k", swa.sliding_window("ts", "0 seconds")).count()
+    assert_condition(e.value, "WINDOW_INVALID_SIZE.INVALID_DURATION")
 
 
 def test_window_bounds_overflow_is_a_clear_error(spark):
@@ -179,6 +190,7 @@ def test_window_bounds_overflow_is_a_clear_error(spark):
     df = events_df(spark, [(0, "a", near_max, 1, 1)])
     with pytest.raises(Exception) as e:
         df.groupBy(swa.sliding_window("ts", "1 day")).count().collect()
+    assert_condition(run_time_cause(e.value), "WINDOW_BOUNDS_OVERFLOW", sql_state="22008")
     assert "WINDOW_BOUNDS_OVERFLOW" in str(e.value)
 
 
@@ -237,22 +249,20 @@ def test_python_helpers_without_any_session():
     "GROUP BY sliding_window(ts, '10 seconds'))",
 ])
 def test_correlated_subquery(spark, events, sql):
-    msg = analysis_error(spark, sql)
-    assert "WINDOW_FUNCTION_CORRELATED" in msg and "sliding_window cannot be used in a correlated" in msg
+    assert_condition(analysis_error(spark, sql), "WINDOW_FUNCTION_CORRELATED", sql_state="0A000")
 
 
-@pytest.mark.parametrize("sql,condition,says", [
+@pytest.mark.parametrize("sql,condition", [
     ("SELECT count(*) FROM err_events GROUP BY "
      "sliding_window(sliding_window(ts, '10 seconds').start, '1 second')",
-     "WINDOW_FUNCTION_NESTED", "not nested inside another expression"),
+     "WINDOW_FUNCTION_NESTED.IN_EXPRESSION"),
     ("SELECT count(*) FROM err_events GROUP BY sliding_window(ts => ts, size => '10 seconds')",
-     "WINDOW_WRONG_NUM_ARGS", "does not take named arguments"),
+     "WINDOW_WRONG_NUM_ARGS.NAMED_ARGUMENTS"),
     ("SELECT count(*) FROM err_events GROUP BY sliding_window(ts, CAST('abc' AS INTERVAL DAY))",
-     "WINDOW_INVALID_SIZE", "it could not be evaluated"),
+     "WINDOW_INVALID_SIZE.INVALID_DURATION"),
 ])
-def test_arguments_that_cannot_be_used(spark, events, sql, condition, says):
-    msg = analysis_error(spark, sql)
-    assert condition in msg and says in msg
+def test_arguments_that_cannot_be_used(spark, events, sql, condition):
+    assert_condition(analysis_error(spark, sql), condition)
 
 
 # batch_window: the same checks, its own usage and the `order` argument.
@@ -263,38 +273,42 @@ def batch_grouped(args: str) -> str:
 
 
 @pytest.mark.parametrize("args,condition,says", [
-    ("ts, '0 seconds'", "WINDOW_INVALID_SIZE", "`size` argument of batch_window"),
-    ("ts, '1 month'", "WINDOW_INVALID_SIZE", "months and years have no fixed length"),
-    ("ts, s", "WINDOW_INVALID_SIZE", "must be a constant"),
+    ("ts, '0 seconds'", "WINDOW_INVALID_SIZE.INVALID_DURATION", "`size` argument of batch_window"),
+    ("ts, '1 month'", "WINDOW_INVALID_SIZE.INVALID_DURATION", "months and years have no fixed length"),
+    ("ts, s", "WINDOW_INVALID_SIZE.NOT_CONSTANT", "`size` argument of batch_window"),
     ("v, '5 seconds'", "WINDOW_INVALID_TIME_COLUMN", "`v` is of type BIGINT"),
     ("ts, '5 seconds', map(k, v)", "WINDOW_INVALID_ORDER_COLUMN",
-     "`order` argument of batch_window must be a column that can be sorted"),
+     "`order` argument of batch_window"),
 ])
 def test_batch_window_invalid_arguments(spark, events, args, condition, says):
-    msg = analysis_error(spark, batch_grouped(args))
-    assert condition in msg and says in msg
+    e = analysis_error(spark, batch_grouped(args))
+    assert_condition(e, condition)
+    assert says in str(e)  # the spec: naming the argument, or the column and its type
 
 
 @pytest.mark.parametrize("args", ["ts", "ts, '5 seconds', id, id"])
 def test_batch_window_wrong_number_of_arguments(spark, events, args):
-    msg = analysis_error(spark, f"SELECT count(*) FROM err_events GROUP BY batch_window({args})")
-    assert "WINDOW_WRONG_NUM_ARGS" in msg and "batch_window(time, size[, order])" in msg
+    e = analysis_error(spark, f"SELECT count(*) FROM err_events GROUP BY batch_window({args})")
+    assert_condition(e, "WINDOW_WRONG_NUM_ARGS.WRONG_COUNT")
+    assert e.getMessageParameters()["usage"] == "batch_window(time, size[, order])"
 
 
 @pytest.mark.parametrize("sql,condition", [
-    ("SELECT batch_window(ts, '5 seconds') FROM err_events", "WINDOW_FUNCTION_NOT_IN_GROUP_BY"),
+    ("SELECT batch_window(ts, '5 seconds') FROM err_events",
+     "WINDOW_FUNCTION_NOT_IN_GROUP_BY.OUTSIDE_GROUP_BY"),
     ("SELECT count(*) FROM err_events GROUP BY batch_window(ts, '5 seconds').start",
-     "WINDOW_FUNCTION_NESTED"),
+     "WINDOW_FUNCTION_NESTED.IN_EXPRESSION"),
     ("SELECT count(*) FROM err_events GROUP BY batch_window(ts, '5 seconds'), "
      "sliding_window(ts, '5 seconds')", "WINDOW_FUNCTION_MULTIPLE"),
     ("SELECT batch_window(ts, '5 seconds', id), count(*) FROM err_events "
-     "GROUP BY batch_window(ts, '5 seconds')", "WINDOW_FUNCTION_NOT_IN_GROUP_BY"),
+     "GROUP BY batch_window(ts, '5 seconds')", "WINDOW_FUNCTION_NOT_IN_GROUP_BY.NOT_THE_GROUPED_WINDOW"),
     ("SELECT count(DISTINCT v) FROM err_events GROUP BY batch_window(ts, '5 seconds')",
-     "WINDOW_UNSUPPORTED_AGGREGATE"),
+     "WINDOW_UNSUPPORTED_AGGREGATE.DISTINCT"),
 ])
 def test_batch_window_placement(spark, events, sql, condition):
-    msg = analysis_error(spark, sql)
-    assert condition in msg and "batch_window" in msg
+    e = analysis_error(spark, sql)
+    assert_condition(e, condition)
+    assert "batch_window" in str(e)
 
 
 def test_batch_window_bounds_overflow_is_a_clear_error(spark):
@@ -302,4 +316,6 @@ def test_batch_window_bounds_overflow_is_a_clear_error(spark):
     df = events_df(spark, [(0, "a", near_max, 1, 1)])
     with pytest.raises(Exception) as e:
         df.groupBy(swa.batch_window("ts", "1 day")).count().collect()
-    assert "WINDOW_BOUNDS_OVERFLOW" in str(e.value) and "batch_window" in str(e.value)
+    cause = run_time_cause(e.value)
+    assert_condition(cause, "WINDOW_BOUNDS_OVERFLOW")
+    assert cause.getMessageParameters()["function"] == "batch_window"

@@ -105,11 +105,14 @@ def run_client(url: str, functions: list) -> dict:
         stop(proc)
     assert proc.returncode == 0, out[-2000:] + err[-5000:]
     assert "LOADED True" in out.splitlines(), out
-    results = {}
+    results = {"errors": {}}
     for line in out.splitlines():
         if line.startswith("RESULT "):
             r = json.loads(line[len("RESULT "):])
             results[r["function"]] = r
+        if line.startswith("ERROR "):
+            r = json.loads(line[len("ERROR "):])
+            results["errors"][r["query"]] = r
     return results
 
 
@@ -129,6 +132,21 @@ def test_connect_client_runs_window_functions(server_results, function):
     expected = [list(r) for r in CASES[function]]
     assert server_results[function]["api"] == expected
     assert server_results[function]["sql"] == expected
+
+
+@pytest.mark.parametrize("query,condition,sql_state", [
+    ("invalid_size_sql", "WINDOW_INVALID_SIZE.INVALID_DURATION", "22023"),
+    ("wrong_num_args_sql", "WINDOW_WRONG_NUM_ARGS.WRONG_COUNT", "42605"),
+    ("distinct_api", "WINDOW_UNSUPPORTED_AGGREGATE.DISTINCT", "0A000"),
+])
+def test_connect_client_sees_error_conditions(server_results, query, condition, sql_state):
+    """Over Spark Connect the client's AnalysisException has the condition, SQLSTATE and
+    parameters of the server's exception, as for Spark's own errors."""
+    error = server_results["errors"][query]
+    assert error["type"] == "AnalysisException", error
+    assert (error["condition"], error["sqlState"]) == (condition, sql_state), error
+    assert error["message"].startswith(f"[{condition}] "), error
+    assert error["parameters"]["function"] == "sliding_window", error
 
 
 def test_configure_on_local_connect_builder_loads_the_extension():

@@ -9,6 +9,7 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
+from error_conditions import assert_condition, run_time_cause
 
 SEC = 1_000_000
 
@@ -57,4 +58,6 @@ def test_update_mode_without_watermark_keeps_every_row(spark, tmp_path):
 def test_complete_mode_is_rejected(spark, tmp_path):
     with pytest.raises(StreamingQueryException) as e:
         run(spark, tmp_path, [[("a", SEC, 1)]], "complete", watermark="5 seconds")
+    # The query fails with Spark's STREAM_FAILED, caused by the extension's error.
+    assert_condition(run_time_cause(e.value), "WINDOW_STREAMING_COMPLETE_MODE", sql_state="42KDE")
     assert "WINDOW_STREAMING_COMPLETE_MODE" in str(e.value)

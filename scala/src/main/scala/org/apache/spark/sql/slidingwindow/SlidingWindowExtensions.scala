@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, NamedArgumentExpression}
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
-import org.apache.spark.sql.slidingwindow.analysis.{CheckWindowedAggregates, PlanWindowedAggregates, ResolveWindowedAggregates}
+import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggregates, CheckWindowedAggregates, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.{BatchWindow, SlidingWindow}
 import org.apache.spark.sql.slidingwindow.optimizer.PruneWindowedAggregateInput
@@ -24,6 +24,7 @@ class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectFunction(SlidingWindowExtensions.slidingWindowFunction)
     extensions.injectFunction(SlidingWindowExtensions.batchWindowFunction)
     extensions.injectResolutionRule(_ => ResolveWindowedAggregates)
+    extensions.injectPostHocResolutionRule(_ => CheckResolvedWindowedAggregates)
     extensions.injectCheckRule(_ => CheckWindowedAggregates)
     extensions.injectPlanNormalizationRule(_ => PlanWindowedAggregates)
     extensions.injectOptimizerRule(_ => PruneWindowedAggregateInput)

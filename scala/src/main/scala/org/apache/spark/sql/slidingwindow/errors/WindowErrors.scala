@@ -1,118 +1,90 @@
 package org.apache.spark.sql.slidingwindow.errors
 
 import org.apache.spark.sql.AnalysisException
-import org.apache.spark.sql.catalyst.trees.Origin
 
 /**
- * Every user-facing error of the extension. Each one is an [[AnalysisException]] raised while the
- * query is analysed, and its message says what to change. The `[CONDITION]` prefix mirrors Spark's
- * own error messages so that users can search for it.
- *
- * Spark's error conditions are a closed list (error-conditions.json), and PySpark renders an
- * exception through its condition, so the exception carries Spark's free-text analysis condition
- * and our condition name leads the message.
+ * Every user-facing error of the extension. Each one has an error condition of
+ * [[WindowErrorConditions]] (`getCondition`, `getSqlState`), whose message says what to change.
+ * They are [[AnalysisException]]s raised while the query is analysed or planned, except
+ * [[boundsOverflow]], an `ArithmeticException` raised while the query runs.
  */
 object WindowErrors {
 
-  /** Spark's analysis error condition whose message template is just `<errorMessage>`. */
-  val sparkCondition = "_LEGACY_ERROR_TEMP_1332"
-
-  private def fail(condition: String, message: String, origin: Origin = Origin()): Nothing = {
-    throw new AnalysisException(
-      sparkCondition, Map("errorMessage" -> s"[$condition] $message"), origin)
-  }
+  private def fail(condition: String, parameters: (String, String)*): Nothing =
+    throw new WindowAnalysisException(condition, parameters.toMap)
 
   def invalidSize(function: String, got: String, reason: String): Nothing =
-    fail("WINDOW_INVALID_SIZE",
-      s"The `size` argument of $function must be a positive, fixed-length duration such as " +
-        s"'10 seconds' or INTERVAL 5 MINUTES, but got $got: $reason.")
+    fail("WINDOW_INVALID_SIZE.INVALID_DURATION",
+      "function" -> function, "size" -> got, "reason" -> reason)
 
   def nonConstantSize(function: String, got: String): Nothing =
-    fail("WINDOW_INVALID_SIZE",
-      s"The `size` argument of $function must be a constant (a string such as '10 seconds' " +
-        s"or an interval literal), but got the expression $got.")
+    fail("WINDOW_INVALID_SIZE.NOT_CONSTANT", "function" -> function, "size" -> got)
 
   def invalidTimeColumn(function: String, column: String, dataType: String): Nothing =
     fail("WINDOW_INVALID_TIME_COLUMN",
-      s"The time column of $function must be of type TIMESTAMP or TIMESTAMP_NTZ, but $column " +
-        s"is of type $dataType. Cast it first, for example $function(CAST($column AS TIMESTAMP), ...).")
+      "function" -> function, "column" -> column, "dataType" -> dataType)
 
   def invalidOrderColumn(function: String, column: String, dataType: String): Nothing =
     fail("WINDOW_INVALID_ORDER_COLUMN",
-      s"The `order` argument of $function must be a column that can be sorted (a number, " +
-        s"string, timestamp, ...), but $column is of type $dataType. Pass the column that gives " +
-        s"the arrival order of the rows, such as a source offset.")
+      "function" -> function, "column" -> column, "dataType" -> dataType)
 
   def wrongNumberOfArguments(function: String, expected: String, usage: String, got: Int): Nothing =
-    fail("WINDOW_WRONG_NUM_ARGS",
-      s"$function takes $expected arguments, but got $got. Usage: $usage.")
-
-  def outsideGroupBy(function: String, operator: String): Nothing =
-    fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY",
-      s"$function can only be used in the GROUP BY list of an aggregation (and in the SELECT " +
-        s"list of that aggregation), like session_window; it was found in $operator. " +
-        s"Write GROUP BY ..., $function(time, size) and select it from there.")
-
-  def nested(function: String, expression: String): Nothing =
-    fail("WINDOW_FUNCTION_NESTED",
-      s"$function must be a grouping expression on its own, not nested inside another " +
-        s"expression ($expression). Group by $function(time, size) and compute on its result " +
-        s"in the SELECT list instead.")
-
-  def insideAggregate(function: String, expression: String): Nothing =
-    fail("WINDOW_FUNCTION_NESTED",
-      s"$function cannot be used inside the aggregate function $expression. Group by " +
-        s"$function(time, size) instead.")
-
-  def multipleWindows(windows: Seq[String]): Nothing =
-    fail("WINDOW_FUNCTION_MULTIPLE",
-      s"An aggregation can be grouped by only one window function, but this one uses " +
-        s"${windows.mkString(", ")}. Keep one of them, or aggregate in two steps.")
-
-  def groupingSets(function: String): Nothing =
-    fail("WINDOW_FUNCTION_GROUPING_SETS",
-      s"$function cannot be used with GROUPING SETS, CUBE or ROLLUP. Write one aggregation " +
-        s"per grouping set, each grouped by its keys and $function(time, size), and combine " +
-        s"them with UNION ALL.")
-
-  def pivot(function: String): Nothing =
-    fail("WINDOW_FUNCTION_PIVOT",
-      s"pivot() cannot be used with $function here: Spark computes this pivot in two " +
-        s"aggregations, the first one grouped by the pivot column too, which would give each " +
-        s"pivot value windows of its own. Write one aggregate per pivot value with a FILTER " +
-        s"clause instead, such as sum(v) FILTER (WHERE k = 'a') AS a, grouped by $function(time, size).")
-
-  def correlated(function: String, outer: String): Nothing =
-    fail("WINDOW_FUNCTION_CORRELATED",
-      s"$function cannot be used in a correlated subquery: the rows it groups refer to $outer " +
-        s"of the outer query. Compute the windowed aggregation on its own and join it with the " +
-        s"outer query on the keys instead.")
+    fail("WINDOW_WRONG_NUM_ARGS.WRONG_COUNT",
+      "function" -> function, "expected" -> expected, "actual" -> got.toString, "usage" -> usage)
 
   def namedArguments(function: String, usage: String): Nothing =
-    fail("WINDOW_WRONG_NUM_ARGS",
-      s"$function does not take named arguments. Pass its arguments by position: $usage.")
+    fail("WINDOW_WRONG_NUM_ARGS.NAMED_ARGUMENTS", "function" -> function, "usage" -> usage)
+
+  def outsideGroupBy(function: String, operator: String): Nothing =
+    fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY.OUTSIDE_GROUP_BY",
+      "function" -> function, "operator" -> operator)
 
   def windowNotGrouped(function: String, expression: String): Nothing =
-    fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY",
-      s"The SELECT list uses $expression, which is not the window function of the GROUP BY " +
-        s"list. Select exactly the $function(...) expression you group by.")
+    fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY.NOT_THE_GROUPED_WINDOW",
+      "function" -> function, "expression" -> expression)
+
+  def nested(function: String, expression: String): Nothing =
+    fail("WINDOW_FUNCTION_NESTED.IN_EXPRESSION", "function" -> function, "expression" -> expression)
+
+  def insideAggregate(function: String, expression: String): Nothing =
+    fail("WINDOW_FUNCTION_NESTED.IN_AGGREGATE", "function" -> function, "expression" -> expression)
+
+  def multipleWindows(windows: Seq[String]): Nothing =
+    fail("WINDOW_FUNCTION_MULTIPLE", "windows" -> windows.mkString(", "))
+
+  def groupingSets(function: String): Nothing =
+    fail("WINDOW_FUNCTION_GROUPING_SETS", "function" -> function)
+
+  def pivot(function: String): Nothing =
+    fail("WINDOW_FUNCTION_PIVOT", "function" -> function)
+
+  def correlated(function: String, outer: String): Nothing =
+    fail("WINDOW_FUNCTION_CORRELATED", "function" -> function, "outerReference" -> outer)
 
   def distinctAggregate(function: String, aggregate: String): Nothing =
-    fail("WINDOW_UNSUPPORTED_AGGREGATE",
-      s"DISTINCT aggregates are not supported with $function: $aggregate. Use a mergeable " +
-        s"equivalent instead, such as size(collect_set(...)) or approx_count_distinct(...).")
+    fail("WINDOW_UNSUPPORTED_AGGREGATE.DISTINCT", "function" -> function, "aggregate" -> aggregate)
 
   def unsupportedAggregate(function: String, aggregate: String): Nothing =
-    fail("WINDOW_UNSUPPORTED_AGGREGATE",
-      s"The aggregate $aggregate cannot be computed with $function: only aggregates that run " +
-        s"in the JVM (built-in functions, Scala/Java UDAFs) are supported, not Python or " +
-        s"pandas UDAFs.")
+    fail("WINDOW_UNSUPPORTED_AGGREGATE.NOT_IN_JVM", "function" -> function, "aggregate" -> aggregate)
 
   def completeModeNotSupported(function: String): Nothing =
-    fail("WINDOW_STREAMING_COMPLETE_MODE",
-      s"$function does not support the Complete output mode, which would keep every window " +
-        "forever; use the Append mode (each window once, when the watermark closes it) or " +
-        "the Update mode (changed windows in every micro-batch).")
+    fail("WINDOW_STREAMING_COMPLETE_MODE", "function" -> function)
+
+  /**
+   * A streaming query restarted from a checkpoint whose state was written in a format version
+   * this release does not know.
+   */
+  def stateFormatUnsupported(version: Int, supported: Seq[Int]): Nothing =
+    fail("WINDOW_STATE_FORMAT_UNSUPPORTED",
+      "version" -> version.toString, "supportedVersions" -> supported.mkString(", "))
+
+  /**
+   * A streaming query restarted from a checkpoint with a changed window aggregation: `what`
+   * changed (the window size, kind or order column, the grouping keys, the aggregates) from
+   * `before` (in the checkpoint) to `after` (in the restarted query).
+   */
+  def incompatibleRestart(what: String, before: String, after: String): Nothing =
+    fail("WINDOW_STATE_INCOMPATIBLE_RESTART", "change" -> what, "before" -> before, "after" -> after)
 
   /** On restart: the checkpoint's state was written in a layout this release does not know. */
   def stateFormatUnsupported(function: String, version: Int, supported: Seq[Int], checkpoint: String): Nothing =
@@ -132,9 +104,6 @@ object WindowErrors {
 
   /** At run time: a row whose windows' bounds fall outside the 64-bit microsecond range. */
   def boundsOverflow(function: String, time: Long, sizeMicros: Long): ArithmeticException =
-    new ArithmeticException(
-      s"[WINDOW_BOUNDS_OVERFLOW] $function cannot compute the windows of a row at " +
-        s"$time microseconds since the epoch with a size of $sizeMicros microseconds: its " +
-        "window bounds fall outside the 64-bit timestamp range. Filter out such rows or use a " +
-        "smaller size.")
+    new WindowArithmeticException("WINDOW_BOUNDS_OVERFLOW",
+      Map("function" -> function, "time" -> time.toString, "size" -> sizeMicros.toString))
 }

@@ -19,7 +19,8 @@ class WindowSizeSuite {
   private def rejected(size: Expression, problem: String): Unit = {
     val e = assertThrows(classOf[AnalysisException], () => micros(size))
     val message = e.getMessage
-    assertTrue(message, message.contains("WINDOW_INVALID_SIZE"))
+    assertTrue(e.getCondition, e.getCondition.startsWith("WINDOW_INVALID_SIZE."))
+    assertEquals("22023", e.getSqlState)
     assertTrue(message, message.contains("sliding_window"))
     assertTrue(s"expected '$problem' in: $message", message.contains(problem))
   }

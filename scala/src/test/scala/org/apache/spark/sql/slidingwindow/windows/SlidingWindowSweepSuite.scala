@@ -6,6 +6,7 @@ import scala.util.Random
 import org.junit.Assert._
 import org.junit.Test
 
+import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, TwoStacks, WindowBufferConf, WindowContents}
 
@@ -196,7 +197,7 @@ class SlidingWindowSweepSuite {
       val sweep = new SlidingWindowSweep(10, TwoStacks.inMemory(buffers, WindowBufferConf.default))
       val e = assertThrows(classOf[ArithmeticException],
         () => sweep.add(t, partialOf(buffers, Seq(Row(t, Some(1), 0))), sink))
-      assertTrue(e.getMessage, e.getMessage.contains("WINDOW_BOUNDS_OVERFLOW"))
+      assertEquals("WINDOW_BOUNDS_OVERFLOW", e.asInstanceOf[SparkThrowable].getCondition)
       assertTrue(e.getMessage, e.getMessage.contains(t.toString))
     }
     assertTrue(sink.windows.isEmpty)

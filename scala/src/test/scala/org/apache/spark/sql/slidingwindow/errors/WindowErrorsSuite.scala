@@ -1,0 +1,126 @@
+package org.apache.spark.sql.slidingwindow.errors
+
+import scala.jdk.CollectionConverters._
+
+import org.junit.Assert._
+import org.junit.Test
+
+import org.apache.spark.{SparkThrowable, SparkThrowableHelper}
+import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.trees.Origin
+
+/** The error conditions file, and the errors of [[WindowErrors]] built from it. */
+class WindowErrorsSuite {
+
+  /** One call of every factory of WindowErrors, by name. */
+  private val factories: Seq[(String, () => Throwable)] = Seq(
+    "invalidSize" -> (() => WindowErrors.invalidSize("sliding_window", "'0 seconds'", "the size is zero")),
+    "nonConstantSize" -> (() => WindowErrors.nonConstantSize("sliding_window", "events.k")),
+    "invalidTimeColumn" -> (() => WindowErrors.invalidTimeColumn("sliding_window", "`v`", "BIGINT")),
+    "invalidOrderColumn" -> (() => WindowErrors.invalidOrderColumn("batch_window", "`m`", "MAP<STRING, BIGINT>")),
+    "wrongNumberOfArguments" ->
+      (() => WindowErrors.wrongNumberOfArguments("sliding_window", "2", "sliding_window(time, size)", 1)),
+    "namedArguments" -> (() => WindowErrors.namedArguments("sliding_window", "sliding_window(time, size)")),
+    "outsideGroupBy" -> (() => WindowErrors.outsideGroupBy("sliding_window", "an ORDER BY clause")),
+    "windowNotGrouped" -> (() => WindowErrors.windowNotGrouped("sliding_window", "sliding_window(ts, '5 seconds')")),
+    "nested" -> (() => WindowErrors.nested("sliding_window", "sliding_window.`start`")),
+    "insideAggregate" -> (() => WindowErrors.insideAggregate("sliding_window", "max(sliding_window)")),
+    "multipleWindows" -> (() => WindowErrors.multipleWindows(Seq("sliding_window(ts, '1 second')", "window"))),
+    "groupingSets" -> (() => WindowErrors.groupingSets("sliding_window")),
+    "pivot" -> (() => WindowErrors.pivot("sliding_window")),
+    "correlated" -> (() => WindowErrors.correlated("sliding_window", "outer(o.k)")),
+    "distinctAggregate" -> (() => WindowErrors.distinctAggregate("sliding_window", "count(DISTINCT v)")),
+    "unsupportedAggregate" -> (() => WindowErrors.unsupportedAggregate("sliding_window", "mean_udf(v)")),
+    "completeModeNotSupported" -> (() => WindowErrors.completeModeNotSupported("sliding_window")),
+    "stateFormatUnsupported" -> (() => WindowErrors.stateFormatUnsupported(9, Seq(1, 2))),
+    "incompatibleRestart" ->
+      (() => WindowErrors.incompatibleRestart("window size", "10 seconds", "5 seconds")),
+    "boundsOverflow" -> (() => WindowErrors.boundsOverflow("sliding_window", Long.MaxValue, 10L)))
+
+  /** The exception of a factory, thrown (analysis errors) or returned (run-time errors). */
+  private def raised(factory: () => Throwable): SparkThrowable = {
+    val e = try factory() catch { case t: Throwable => t }
+    assertTrue(s"not a SparkThrowable: $e", e.isInstanceOf[SparkThrowable])
+    e.asInstanceOf[SparkThrowable]
+  }
+
+  @Test def everyConditionHasAMessageAndASqlState(): Unit = {
+    assertFalse(WindowErrorConditions.all.isEmpty)
+    for (condition <- WindowErrorConditions.all) {
+      assertTrue(condition, condition.matches("WINDOW_[A-Z_]+(\\.[A-Z_]+)?"))
+      assertTrue(condition, WindowErrorConditions.template(condition).trim.nonEmpty)
+      val sqlState = WindowErrorConditions.sqlState(condition)
+      assertTrue(s"$condition: $sqlState", sqlState != null && sqlState.matches("[0-9A-Z]{5}"))
+    }
+  }
+
+  @Test def noConditionIsAlsoOneOfSpark(): Unit = {
+    for (condition <- WindowErrorConditions.all) {
+      assertFalse(condition, SparkThrowableHelper.isValidErrorClass(condition.split('.').head))
+    }
+  }
+
+  @Test def everyFactoryIsChecked(): Unit = {
+    val declared = WindowErrors.getClass.getDeclaredMethods
+      .filter(m => java.lang.reflect.Modifier.isPublic(m.getModifiers) && !m.getName.contains("$"))
+      .map(_.getName).toSet
+    assertEquals(declared, factories.map(_._1).toSet)
+  }
+
+  @Test def everyFactoryRaisesAConditionOfTheFile(): Unit = {
+    for ((name, factory) <- factories) {
+      val e = raised(factory)
+      val condition = e.getCondition
+      assertTrue(s"$name: $condition", WindowErrorConditions.exists(condition))
+      assertEquals(name, WindowErrorConditions.sqlState(condition), e.getSqlState)
+      assertEquals(name, WindowErrorConditions.template(condition), e.getDefaultMessageTemplate)
+      assertEquals(name, WindowErrorConditions.parameters(condition).toSet,
+        e.getMessageParameters.asScala.keySet)
+      val message = e.asInstanceOf[Throwable].getMessage
+      assertTrue(s"$name: $message", message.startsWith(s"[$condition] "))
+      for (parameter <- WindowErrorConditions.parameters(condition)) {
+        assertFalse(s"$name: $message", message.contains(s"<$parameter>"))
+      }
+    }
+  }
+
+  @Test def everyConditionIsRaisedBySomeFactory(): Unit = {
+    val raisedConditions = factories.map { case (_, f) => raised(f).getCondition }.toSet
+    assertEquals(WindowErrorConditions.all.toSet, raisedConditions)
+  }
+
+  @Test def analysisErrorsAreAnalysisExceptions(): Unit = {
+    for ((name, factory) <- factories if name != "boundsOverflow") {
+      assertTrue(name, raised(factory).isInstanceOf[AnalysisException])
+    }
+    assertTrue(raised(factories.toMap.apply("boundsOverflow")).isInstanceOf[ArithmeticException])
+  }
+
+  @Test def messagesAreTheDocumentedOnes(): Unit = {
+    val e = raised(factories.toMap.apply("invalidSize")).asInstanceOf[Throwable]
+    assertEquals("[WINDOW_INVALID_SIZE.INVALID_DURATION] The `size` argument of sliding_window " +
+      "must be a positive, fixed-length duration such as '10 seconds' or INTERVAL 5 MINUTES, " +
+      "but got '0 seconds': the size is zero.", e.getMessage)
+  }
+
+  @Test def thePositionSparkAddsKeepsTheCondition(): Unit = {
+    val e = raised(factories.toMap.apply("wrongNumberOfArguments")).asInstanceOf[AnalysisException]
+    val positioned = e.withPosition(Origin(line = Some(1), startPosition = Some(37)))
+    assertTrue(positioned.getClass.getName, positioned.isInstanceOf[WindowAnalysisException])
+    assertEquals("WINDOW_WRONG_NUM_ARGS.WRONG_COUNT", positioned.getCondition)
+    assertEquals("42605", positioned.getSqlState)
+    assertEquals(e.getMessageParameters, positioned.getMessageParameters)
+    assertTrue(positioned.getMessage, positioned.getMessage.endsWith(
+      "Usage: sliding_window(time, size).; line 1 pos 37"))
+    assertEquals(0, positioned.getQueryContext.length)
+  }
+
+  @Test def aMessageNeedsExactlyTheParametersOfItsTemplate(): Unit = {
+    assertThrows(classOf[IllegalArgumentException],
+      () => WindowErrorConditions.message("WINDOW_FUNCTION_PIVOT", Map.empty))
+    assertThrows(classOf[IllegalArgumentException], () => WindowErrorConditions.message(
+      "WINDOW_FUNCTION_PIVOT", Map("function" -> "f", "other" -> "x")))
+    assertThrows(classOf[IllegalArgumentException],
+      () => WindowErrorConditions.message("WINDOW_NO_SUCH_CONDITION", Map.empty))
+  }
+}

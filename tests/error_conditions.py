@@ -1,0 +1,60 @@
+"""The extension's error conditions file (the jar's error/sliding-window-error-conditions.json),
+and checks that an exception has one of its conditions."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONDITIONS_FILE = os.path.join(ROOT, "scala", "src", "main", "resources", "error",
+                               "sliding-window-error-conditions.json")
+
+
+def load() -> Dict[str, dict]:
+    with open(CONDITIONS_FILE, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def conditions() -> Dict[str, dict]:
+    """Every condition as getCondition() returns it (MAIN or MAIN.SUB) -> its sqlState and
+    message template (a sub-condition's follows its main condition's, as Spark joins them)."""
+    out = {}
+    for main, info in load().items():
+        template = "\n".join(info["message"])
+        for sub, sub_info in sorted(info.get("subClass", {}).items()):
+            out[f"{main}.{sub}"] = {"sqlState": info["sqlState"],
+                                    "template": template + " " + "\n".join(sub_info["message"])}
+        if "subClass" not in info:
+            out[main] = {"sqlState": info["sqlState"], "template": template}
+    return out
+
+
+def assert_condition(e: Any, condition: str, sql_state: Optional[str] = None) -> None:
+    """`e` (a PySpark or Connect exception, or a Java one through py4j) has `condition` of the
+    file, with its SQLSTATE (and that is `sql_state`, if given)."""
+    known = conditions()
+    assert condition in known, f"{condition} is not in {CONDITIONS_FILE}"
+    assert e.getCondition() == condition, f"{e.getCondition()} != {condition}: {e}"
+    assert e.getSqlState() == known[condition]["sqlState"], (e.getSqlState(), str(e))
+    if sql_state is not None:
+        assert e.getSqlState() == sql_state
+
+
+def run_time_cause(e: BaseException) -> Any:
+    """The extension's exception (a Java object) among the causes of a failed job's exception,
+    as classic PySpark raises it (a Py4JJavaError or a converted exception)."""
+    from py4j.protocol import Py4JError
+
+    java = getattr(e, "java_exception", None)
+    if java is None:
+        java = getattr(e, "_origin", None)
+    while java is not None:
+        try:
+            condition = java.getCondition()
+        except Py4JError:
+            condition = None
+        if condition and condition.startswith("WINDOW_"):
+            return java
+        java = java.getCause()
+    raise AssertionError(f"no error condition of the extension among the causes of {e!r}")
