@@ -71,36 +71,22 @@ object WindowErrors {
     fail("WINDOW_STREAMING_COMPLETE_MODE", "function" -> function)
 
   /**
-   * A streaming query restarted from a checkpoint whose state was written in a format version
-   * this release does not know.
+   * A streaming query restarted from `checkpoint`, whose state was written in state format
+   * `version`, which this release does not read (a later release wrote it).
    */
-  def stateFormatUnsupported(version: Int, supported: Seq[Int]): Nothing =
-    fail("WINDOW_STATE_FORMAT_UNSUPPORTED",
-      "version" -> version.toString, "supportedVersions" -> supported.mkString(", "))
+  def stateFormatUnsupported(function: String, version: Int, supported: Seq[Int], checkpoint: String): Nothing =
+    fail("WINDOW_STATE_FORMAT_UNSUPPORTED", "function" -> function, "version" -> version.toString,
+      "supportedVersions" -> supported.mkString(", "), "checkpoint" -> checkpoint)
 
   /**
-   * A streaming query restarted from a checkpoint with a changed window aggregation: `what`
-   * changed (the window size, kind or order column, the grouping keys, the aggregates) from
-   * `before` (in the checkpoint) to `after` (in the restarted query).
+   * A streaming query restarted from `checkpoint` with a changed window aggregation: `what`
+   * changed (the window function, size, time or order column, the grouping keys, the
+   * aggregates, the output mode from append to update) from `before` (in the checkpoint) to
+   * `after` (in the restarted query).
    */
-  def incompatibleRestart(what: String, before: String, after: String): Nothing =
-    fail("WINDOW_STATE_INCOMPATIBLE_RESTART", "change" -> what, "before" -> before, "after" -> after)
-
-  /** On restart: the checkpoint's state was written in a layout this release does not know. */
-  def stateFormatUnsupported(function: String, version: Int, supported: Seq[Int], checkpoint: String): Nothing =
-    fail("WINDOW_STATE_FORMAT_UNSUPPORTED",
-      s"The checkpoint $checkpoint holds the state of a $function aggregation in state format " +
-        s"version $version, but this release of sliding-window-agg reads versions " +
-        s"${supported.mkString(", ")}. It was written by a later release: run the query with that " +
-        "release (or a later one), or start it from a new checkpoint location.")
-
-  /** On restart: the query changed something its state depends on. */
   def incompatibleRestart(function: String, what: String, before: String, after: String, checkpoint: String): Nothing =
-    fail("WINDOW_STATE_INCOMPATIBLE_RESTART",
-      s"The streaming query restarted from the checkpoint $checkpoint changed the $what of its " +
-        s"$function aggregation from $before to $after. Its state was written for the previous " +
-        "query and would give wrong windows: start the changed query from a new checkpoint " +
-        "location, or restart the previous query.")
+    fail("WINDOW_STATE_INCOMPATIBLE_RESTART", "function" -> function, "change" -> what,
+      "before" -> before, "after" -> after, "checkpoint" -> checkpoint)
 
   /** At run time: a row whose windows' bounds fall outside the 64-bit microsecond range. */
   def boundsOverflow(function: String, time: Long, sizeMicros: Long): ArithmeticException =

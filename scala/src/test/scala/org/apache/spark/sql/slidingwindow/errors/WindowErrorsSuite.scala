@@ -32,9 +32,10 @@ class WindowErrorsSuite {
     "distinctAggregate" -> (() => WindowErrors.distinctAggregate("sliding_window", "count(DISTINCT v)")),
     "unsupportedAggregate" -> (() => WindowErrors.unsupportedAggregate("sliding_window", "mean_udf(v)")),
     "completeModeNotSupported" -> (() => WindowErrors.completeModeNotSupported("sliding_window")),
-    "stateFormatUnsupported" -> (() => WindowErrors.stateFormatUnsupported(9, Seq(1, 2))),
-    "incompatibleRestart" ->
-      (() => WindowErrors.incompatibleRestart("window size", "10 seconds", "5 seconds")),
+    "stateFormatUnsupported" ->
+      (() => WindowErrors.stateFormatUnsupported("sliding_window", 9, Seq(1, 2), "file:/ck")),
+    "incompatibleRestart" -> (() => WindowErrors.incompatibleRestart(
+      "sliding_window", "window size", "'10 seconds'", "'5 seconds'", "file:/ck")),
     "boundsOverflow" -> (() => WindowErrors.boundsOverflow("sliding_window", Long.MaxValue, 10L)))
 
   /** The exception of a factory, thrown (analysis errors) or returned (run-time errors). */
