@@ -303,3 +303,14 @@ def test_batch_window_bounds_overflow_is_a_clear_error(spark):
     with pytest.raises(Exception) as e:
         df.groupBy(swa.batch_window("ts", "1 day")).count().collect()
     assert "WINDOW_BOUNDS_OVERFLOW" in str(e.value) and "batch_window" in str(e.value)
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_unseeded_nondeterministic_time_selected_and_grouped(spark, events, function):
+    """In SQL each rand() without a seed gets its own: the selected window is another one, and
+    the error says so instead of calling it a second window function."""
+    time = "timestamp_seconds(CAST(rand() * 100 AS INT))"
+    msg = analysis_error(spark, f"SELECT {function}({time}, '10 seconds'), count(*) "
+                                f"FROM err_events GROUP BY {function}({time}, '10 seconds')")
+    assert "WINDOW_FUNCTION_NOT_IN_GROUP_BY" in msg and "nondeterministic" in msg
+    assert "rand(7)" in msg

@@ -121,4 +121,11 @@ object WindowErrors {
         s"$time microseconds since the epoch with a size of $sizeMicros microseconds: its " +
         "window bounds fall outside the 64-bit timestamp range. Filter out such rows or use a " +
         "smaller size.")
+
+  def nondeterministicWindowNotGrouped(function: String, expression: String): Nothing =
+    fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY",
+      s"The SELECT list uses $expression, which is not the window function of the GROUP BY " +
+        s"list: its nondeterministic time or order is not the grouped one (in SQL, rand() or " +
+        s"randn() without a seed gets a seed of its own where it is written). Give it a seed, " +
+        s"such as rand(7), or compute the time column first, in a subquery.")
 }
