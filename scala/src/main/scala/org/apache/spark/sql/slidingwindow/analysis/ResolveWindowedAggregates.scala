@@ -19,7 +19,12 @@ import org.apache.spark.sql.types.MetadataBuilder
  */
 object ResolveWindowedAggregates extends Rule[LogicalPlan] {
 
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+  // Only an Aggregate is rewritten or rejected here: plans without one are skipped (WindowPruning).
+  override def apply(plan: LogicalPlan): LogicalPlan =
+    if (!WindowPruning.mayGroupByWindow(plan)) plan
+    else plan.resolveOperatorsUpWithPruning(WindowPruning.mayGroupByWindow)(rewriteAggregates)
+
+  private val rewriteAggregates: PartialFunction[LogicalPlan, LogicalPlan] = {
     case a: Aggregate if a.childrenResolved && hasWindowFunction(a.groupingExpressions) &&
         a.groupingExpressions.forall(_.resolved) && a.aggregateExpressions.forall(_.resolved) =>
       rewrite(a)
