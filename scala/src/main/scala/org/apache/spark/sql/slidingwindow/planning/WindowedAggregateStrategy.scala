@@ -39,6 +39,7 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       if (outputMode.contains(InternalOutputModes.Complete)) {
         WindowErrors.completeModeNotSupported(function)
       }
+      execution.foreach(StreamingQueryLog.planned(_, a, session.sessionState.conf))
       val stateInfo = execution.map { ie =>
         StreamingQueryContext.stateInfo(ie, StreamingQueryContext.operatorId(ie, a), a.keys.nonEmpty)
       }
