@@ -319,3 +319,15 @@ def test_batch_window_bounds_overflow_is_a_clear_error(spark):
     cause = run_time_cause(e.value)
     assert_condition(cause, "WINDOW_BOUNDS_OVERFLOW")
     assert cause.getMessageParameters()["function"] == "batch_window"
+
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_unseeded_nondeterministic_time_selected_and_grouped(spark, events, function):
+    """In SQL each rand() without a seed gets its own: the selected window is another one, and
+    the error says so instead of calling it a second window function."""
+    time = "timestamp_seconds(CAST(rand() * 100 AS INT))"
+    e = analysis_error(spark, f"SELECT {function}({time}, '10 seconds'), count(*) "
+                              f"FROM err_events GROUP BY {function}({time}, '10 seconds')")
+    assert_condition(e, "WINDOW_FUNCTION_NOT_IN_GROUP_BY.NONDETERMINISTIC_WINDOW")
+    assert "nondeterministic" in str(e) and "rand(7)" in str(e)

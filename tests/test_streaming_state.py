@@ -88,3 +88,52 @@ def test_work_per_micro_batch_does_not_grow_with_the_state(spark, tmp_path):
     assert reads_large <= 1.5 * reads_small, (reads_small, reads_large, state_small, state_large)
     # And in absolute terms: a few reads per input row and window emitted.
     assert reads_large <= 4 * (200 + out_large), (reads_large, out_large)
+
+
+def test_driver_logs_the_state_format_once_per_run_and_warns_without_rocksdb(spark, tmp_path):
+    """INFO with the state format version, and with the default provider a WARN to use RocksDB:
+    each once per run of a query, however many micro-batches it plans."""
+    logger = "org.apache.spark.sql.slidingwindow.planning.StreamingQueryLog"
+    capture = spark._jvm.org.apache.spark.sql.slidingwindow.LogCapture.of(logger)
+    source = tmp_path / "in"
+    source.mkdir()
+
+    def add_file(i):
+        (source / f"{i}.json").write_text(f'{{"k": "a", "t": {i * 1_000_000}}}\n')
+
+    def run(checkpoint):
+        query = (spark.readStream.schema("k string, t long").option("maxFilesPerTrigger", 1)
+                 .json(str(source)).withColumn("ts", F.timestamp_micros("t"))
+                 .withWatermark("ts", "1 second")
+                 .groupBy("k", swa.sliding_window("ts", "2 seconds")).agg(F.count("*").alias("n"))
+                 .writeStream.format("noop").outputMode("append")
+                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+        query.awaitTermination()
+        return len(query.recentProgress)
+
+    def logged(level):
+        return [line for line in capture.lines() if line.startswith(level)]
+
+    previous = spark.conf.get("spark.sql.streaming.stateStore.providerClass")
+    try:
+        spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
+        for i in range(3):
+            add_file(i)
+        assert run(tmp_path / "default") >= 3
+        assert len(logged("INFO")) == 1 and "state format version 1" in logged("INFO")[0]
+        assert len(logged("WARN")) == 1, capture.lines()
+        warning = logged("WARN")[0]
+        assert "scans every group of its state in every micro-batch" in warning
+        assert f"spark.sql.streaming.stateStore.providerClass={ROCKSDB}" in warning
+
+        add_file(3)  # a new run of the same query: logged again, once
+        assert run(tmp_path / "default") >= 1
+        assert (len(logged("INFO")), len(logged("WARN"))) == (2, 2)
+
+        spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+        assert run(tmp_path / "rocksdb") >= 3
+        assert (len(logged("INFO")), len(logged("WARN"))) == (3, 2)
+        assert ROCKSDB in logged("INFO")[-1]
+    finally:
+        capture.close()
+        spark.conf.set("spark.sql.streaming.stateStore.providerClass", previous)

@@ -20,10 +20,13 @@ import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggr
  */
 object PlanWindowedAggregates extends Rule[LogicalPlan] {
 
-  // Subquery expressions (IN, EXISTS, scalar) hold plans of their own: normalized too.
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUpWithSubqueries {
-    case agg @ Aggregate(_, _, grouping: WindowGrouping, _) => normalize(agg, grouping)
-  }
+  // Subquery expressions (IN, EXISTS, scalar) hold plans of their own: normalized too. Plans
+  // and subtrees without an Aggregate are skipped (WindowPruning).
+  override def apply(plan: LogicalPlan): LogicalPlan =
+    if (!WindowPruning.mayGroupByWindow(plan)) plan
+    else plan.transformUpWithSubqueriesAndPruning(WindowPruning.mayGroupByWindow) {
+      case agg @ Aggregate(_, _, grouping: WindowGrouping, _) => normalize(agg, grouping)
+    }
 
   private def normalize(agg: Aggregate, grouping: WindowGrouping): LogicalPlan = {
     val (namedGrouping, aggregates, resultExpressions, _) = PhysicalAggregation.unapply(agg).get

@@ -19,7 +19,12 @@ import org.apache.spark.sql.types.MetadataBuilder
  */
 object ResolveWindowedAggregates extends Rule[LogicalPlan] {
 
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+  // Only an Aggregate is rewritten or rejected here: plans without one are skipped (WindowPruning).
+  override def apply(plan: LogicalPlan): LogicalPlan =
+    if (!WindowPruning.mayGroupByWindow(plan)) plan
+    else plan.resolveOperatorsUpWithPruning(WindowPruning.mayGroupByWindow)(rewriteAggregates)
+
+  private val rewriteAggregates: PartialFunction[LogicalPlan, LogicalPlan] = {
     case a: Aggregate if a.childrenResolved && hasWindowFunction(a.groupingExpressions) &&
         a.groupingExpressions.forall(_.resolved) && a.aggregateExpressions.forall(_.resolved) =>
       rewrite(a)
@@ -58,8 +63,11 @@ object ResolveWindowedAggregates extends Rule[LogicalPlan] {
     a.child.foreach(node => node.expressions.foreach(_.collectFirst { case o: OuterReference => o }
       .foreach(o => WindowErrors.correlated(windowTime.kind.functionName, o.sql))))
     val definition = WindowDefinition.of(windowTime)
+    // Canonical forms, not semanticEquals: a nondeterministic time written the same way in the
+    // SELECT and GROUP BY lists is the same window, as Spark matches nondeterministic grouping
+    // expressions (PullOutNondeterministic); it is then computed once per row (below).
     def sameWindow(w: WindowFunction): Boolean =
-      w.kind == windowTime.kind && w.timeColumn.semanticEquals(windowTime.timeColumn) &&
+      w.kind == windowTime.kind && w.timeColumn.canonicalized == windowTime.timeColumn.canonicalized &&
         w.order.map(_.canonicalized) == windowTime.order.map(_.canonicalized) &&
         WindowDefinition.of(w) == definition
 
@@ -79,6 +87,8 @@ object ResolveWindowedAggregates extends Rule[LogicalPlan] {
       case ae: AggregateExpression =>
         ae.collectFirst { case w: WindowFunction => w }
           .foreach(w => WindowErrors.insideAggregate(w.kind.functionName, ae.sql))
+      case w: WindowFunction if !sameWindow(w) && differsOnlyNondeterministically(w, windowTime) =>
+        WindowErrors.nondeterministicWindowNotGrouped(windowTime.kind.functionName, describe(w))
       case w: WindowFunction if !sameWindow(w) =>
         WindowErrors.windowNotGrouped(windowTime.kind.functionName, describe(w))
       case _ =>
@@ -105,11 +115,20 @@ object ResolveWindowedAggregates extends Rule[LogicalPlan] {
         Alias(window, name)(a.exprId, a.qualifier, Some(merged), a.nonInheritableMetadataKeys)
       case w: WindowFunction if sameWindow(w) => window
     }
+    val input = NondeterministicWindowColumns(windowTime, a.child)
     a.copy(
       groupingExpressions = a.groupingExpressions.map(replace),
       aggregateExpressions = a.aggregateExpressions.map(replace(_).asInstanceOf[NamedExpression]),
-      child = WindowGrouping(definition, windowTime.timeColumn, windowTime.order, window, a.child))
+      child = WindowGrouping(definition, input.time, input.order, window, input.child))
   }
+
+  /**
+   * A window of the SELECT list that would be the grouped one but for a nondeterministic time or
+   * order written differently: in SQL, `rand()` without a seed gets a new seed where it is written.
+   */
+  private def differsOnlyNondeterministically(w: WindowFunction, grouped: WindowFunction): Boolean =
+    w.kind == grouped.kind && WindowDefinition.of(w) == WindowDefinition.of(grouped) &&
+      (w.timeColumn +: (w.order.toSeq ++ grouped.order :+ grouped.timeColumn)).exists(!_.deterministic)
 
   private def describe(e: Expression): String = e match {
     case w: WindowFunction =>

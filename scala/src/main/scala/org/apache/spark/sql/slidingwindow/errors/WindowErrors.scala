@@ -43,6 +43,11 @@ object WindowErrors {
     fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY.NOT_THE_GROUPED_WINDOW",
       "function" -> function, "expression" -> expression)
 
+  /** The selected window's nondeterministic time or order is another evaluation than the grouped one's. */
+  def nondeterministicWindowNotGrouped(function: String, expression: String): Nothing =
+    fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY.NONDETERMINISTIC_WINDOW",
+      "function" -> function, "expression" -> expression)
+
   def nested(function: String, expression: String): Nothing =
     fail("WINDOW_FUNCTION_NESTED.IN_EXPRESSION", "function" -> function, "expression" -> expression)
 

@@ -17,7 +17,6 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
-import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowStateStore}
 import org.apache.spark.sql.streaming.OutputMode
 
@@ -64,8 +63,7 @@ case class StreamingWindowedAggregateExec(
    * RocksDB keeps a time-ordered index in a column family and the data ordered by time within a
    * group; other providers scan their state.
    */
-  private def ordered: Boolean =
-    conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) == classOf[RocksDBStateStoreProvider].getName
+  private def ordered: Boolean = WindowStateStore.ordered(conf)
 
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
     eventTimeWatermarkForEviction.exists(newInputWatermark > _)

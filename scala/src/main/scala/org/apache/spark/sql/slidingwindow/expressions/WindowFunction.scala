@@ -1,6 +1,7 @@
 package org.apache.spark.sql.slidingwindow.expressions
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, Unevaluable}
+import org.apache.spark.sql.slidingwindow.analysis.WindowPruning
 import org.apache.spark.sql.types.{DataType, StructField, StructType, TimestampNTZType, TimestampType}
 
 /**
@@ -10,6 +11,8 @@ import org.apache.spark.sql.types.{DataType, StructField, StructType, TimestampN
  * window column of a windowed aggregation.
  */
 trait WindowFunction extends Expression with Unevaluable {
+  WindowPruning.created()
+
   def kind: WindowKind
   def timeColumn: Expression
   def size: Expression

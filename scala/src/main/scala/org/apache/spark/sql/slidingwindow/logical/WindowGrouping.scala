@@ -2,6 +2,7 @@ package org.apache.spark.sql.slidingwindow.logical
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
+import org.apache.spark.sql.slidingwindow.analysis.WindowPruning
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 
 /**
@@ -19,6 +20,8 @@ case class WindowGrouping(
     order: Option[Expression],
     window: Attribute,
     child: LogicalPlan) extends UnaryNode {
+  WindowPruning.created()
+
 
   override def output: Seq[Attribute] = child.output :+ window
   override def producedAttributes: AttributeSet = AttributeSet(window)

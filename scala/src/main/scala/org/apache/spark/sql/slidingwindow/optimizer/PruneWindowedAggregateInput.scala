@@ -2,6 +2,7 @@ package org.apache.spark.sql.slidingwindow.optimizer
 
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.slidingwindow.analysis.WindowPruning
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 
 /**
@@ -15,8 +16,12 @@ import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
  * get it too: the optimizer runs on them (`OptimizeSubqueries`).
  */
 object PruneWindowedAggregateInput extends Rule[LogicalPlan] {
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.transform {
-    case agg: WindowedAggregate if !agg.child.outputSet.subsetOf(agg.references) =>
-      agg.copy(child = Project(agg.child.output.filter(agg.references.contains), agg.child))
-  }
+  // It runs in every iteration of the optimizer's fixed-point batches, on every query: skipped
+  // until a windowed aggregate exists at all (WindowPruning).
+  override def apply(plan: LogicalPlan): LogicalPlan =
+    if (!WindowPruning.mayHoldWindows) plan
+    else plan.transform {
+      case agg: WindowedAggregate if !agg.child.outputSet.subsetOf(agg.references) =>
+        agg.copy(child = Project(agg.child.output.filter(agg.references.contains), agg.child))
+    }
 }

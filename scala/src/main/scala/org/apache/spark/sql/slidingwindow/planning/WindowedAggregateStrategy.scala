@@ -50,6 +50,7 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
           a.time, a.order, aggregates, outputMode.map(_.toString))
         OperatorRecordCheck.stateFormatVersion(session, ie, id, record)
       }).getOrElse(StateFormatVersion.current)
+      execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, session.sessionState.conf))
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
         results, stateFormatVersion, stateInfo, outputMode, None, None, planLater(a.child))
     }

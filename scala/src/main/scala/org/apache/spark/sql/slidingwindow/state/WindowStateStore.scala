@@ -4,7 +4,8 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreIterator, UnsafeRowPair}
+import org.apache.spark.sql.execution.streaming.state.{RocksDBStateStoreProvider, StateStore, StateStoreIterator, UnsafeRowPair}
+import org.apache.spark.sql.internal.SQLConf
 
 /**
  * A partition's state store as a streaming windowed aggregation uses it ([[WindowStateLayout]]):
@@ -68,6 +69,14 @@ sealed abstract class WindowStateStore(val store: StateStore, val layout: Window
 }
 
 object WindowStateStore {
+  val rocksDbProvider: String = classOf[RocksDBStateStoreProvider].getName
+
+  /**
+   * Whether the state is kept in time order with a time index: RocksDB keeps a time-ordered
+   * index in a column family and the data ordered by time within a group; other providers scan.
+   */
+  def ordered(conf: SQLConf): Boolean = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) == rocksDbProvider
+
   def apply(store: StateStore, layout: WindowStateLayout, ordered: Boolean): WindowStateStore =
     if (ordered) new Ordered(store, layout) else new Scanning(store, layout)
 

@@ -23,6 +23,8 @@ class WindowErrorsSuite {
     "namedArguments" -> (() => WindowErrors.namedArguments("sliding_window", "sliding_window(time, size)")),
     "outsideGroupBy" -> (() => WindowErrors.outsideGroupBy("sliding_window", "an ORDER BY clause")),
     "windowNotGrouped" -> (() => WindowErrors.windowNotGrouped("sliding_window", "sliding_window(ts, '5 seconds')")),
+    "nondeterministicWindowNotGrouped" -> (() => WindowErrors.nondeterministicWindowNotGrouped(
+      "sliding_window", "sliding_window(timestamp_seconds(CAST((rand() * 100) AS INT)), '10 seconds')")),
     "nested" -> (() => WindowErrors.nested("sliding_window", "sliding_window.`start`")),
     "insideAggregate" -> (() => WindowErrors.insideAggregate("sliding_window", "max(sliding_window)")),
     "multipleWindows" -> (() => WindowErrors.multipleWindows(Seq("sliding_window(ts, '1 second')", "window"))),

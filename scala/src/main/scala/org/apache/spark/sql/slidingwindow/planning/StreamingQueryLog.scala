@@ -1,0 +1,46 @@
+package org.apache.spark.sql.slidingwindow.planning
+
+import java.util.{Collections, UUID, WeakHashMap}
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.execution.streaming.runtime.{IncrementalExecution, StreamExecution}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+import org.apache.spark.sql.slidingwindow.state.WindowStateStore
+
+/**
+ * What the driver logs about a streaming windowed aggregation: once per run of a query, when
+ * its first micro-batch is planned (every micro-batch is planned anew).
+ *  - INFO: the state format version the operator runs with, and the state store provider;
+ *  - WARN: the provider has no time index (anything but RocksDB), so every group of the state
+ *    is scanned in every micro-batch that has a watermark.
+ */
+object StreamingQueryLog extends Logging {
+
+  // Runs already logged, by run id: the key is the query's own UUID, kept while the query is.
+  private val logged = Collections.synchronizedSet(
+    Collections.newSetFromMap(new WeakHashMap[UUID, java.lang.Boolean]()))
+
+  def planned(
+      execution: IncrementalExecution,
+      operator: WindowedAggregate,
+      stateFormatVersion: Int,
+      conf: SQLConf): Unit = {
+    if (logged.add(execution.runId)) {
+      val function = operator.definition.kind.functionName
+      val query = Option(execution.sparkSession.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY))
+        .getOrElse("?")
+      val provider = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
+      logInfo(s"Streaming query $query (run ${execution.runId}): $function aggregation with " +
+        s"state format version $stateFormatVersion, state store provider $provider")
+      if (!WindowStateStore.ordered(conf)) {
+        logWarning(s"Streaming query $query (run ${execution.runId}): the state store provider " +
+          s"$provider has no time index, so the $function aggregation scans every group of its " +
+          s"state in every micro-batch that has a watermark, and the cost of a micro-batch " +
+          s"grows with the state. Use RocksDB for large state or many groups: set " +
+          s"${SQLConf.STATE_STORE_PROVIDER_CLASS.key}=${WindowStateStore.rocksDbProvider} " +
+          s"before the query first starts (a checkpoint keeps its provider).")
+      }
+    }
+  }
+}
