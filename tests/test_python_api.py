@@ -23,7 +23,7 @@ def test_configure_adds_jar_and_extension_keeping_existing_settings():
     assert builder._options["spark.jars"].count(swa.jar_path()) == 1
 
 
-def test_bundled_jar_records_its_spark_version():
+def test_bundled_jar_records_its_spark_version_and_the_package_version():
     import zipfile
 
     import pyspark
@@ -32,6 +32,8 @@ def test_bundled_jar_records_its_spark_version():
     with zipfile.ZipFile(swa.jar_path()) as z:
         props = z.read("sliding-window-agg.properties").decode()
         assert f"spark.version={pyspark.__version__}" in props
+        assert f"version={swa.__version__}" in props.splitlines()
+        assert f"Implementation-Version: {swa.__version__}" in z.read("META-INF/MANIFEST.MF").decode()
         assert "org/apache/spark/sql/slidingwindow/SlidingWindowExtensions.class" in z.namelist()
 
 

@@ -8,7 +8,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.utils import is_remote
 
-from ._session import active_session, require_extension
+from ._runtime import active_session, require_extension
 
 ColumnOrName = Union[Column, str]
 
