@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from pyspark.sql import Column, SparkSession
@@ -63,3 +64,36 @@ def test_sliding_window_agg_needs_an_aggregate(spark):
     df = events_df(spark, [(1, "a", 1, 1, 1)])
     with pytest.raises(ValueError, match="at least one aggregate"):
         swa.sliding_window_agg(df, by="k", time="ts", size="1 second", aggs=[])
+
+
+THREAD_EVENTS = [(1, "a", 10, 1, 1), (1, "a", 14, 2, 2), (1, "a", 17, 3, 3), (1, "b", 25, 4, 4)]
+
+
+def windows_of(df, function):
+    """Window bounds and sums of a grouped `function` column over `df`, as plain tuples."""
+    column = function("ts", "10 microseconds")
+    grouped = df.groupBy("k", column).agg(F.sum("v").alias("total"))
+    name = grouped.columns[1]
+    return sorted(tuple(r) for r in grouped.select("k", *window_micros(name), "total").collect())
+
+
+def test_functions_work_in_a_thread_without_an_active_session(spark):
+    """A thread of a pool (or of a web server) has no active session of its own: the column
+    functions work there as PySpark's own do, and sliding_window_agg uses its DataFrame's
+    session."""
+    df = events_df(spark, THREAD_EVENTS)
+
+    def in_thread():
+        assert SparkSession.getActiveSession() is None  # what the test is about
+        assert isinstance(F.window("ts", "1 second"), Column)  # PySpark's own work here
+        return (windows_of(df, swa.sliding_window), windows_of(df, swa.batch_window),
+                sorted(tuple(r) for r in swa.sliding_window_agg(
+                    df, by="k", time="ts", size="10 microseconds", aggs=[F.sum("v").alias("total")])
+                    .select("k", *window_micros(), "total").collect()))
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        sliding, batch, agg = pool.submit(in_thread).result(timeout=300)
+    assert sliding == windows_of(df, swa.sliding_window) == agg
+    expected = sliding_windows(THREAD_EVENTS, 10, key=lambda r: r[1], time=lambda r: r[2])
+    assert sliding == sorted((k, s, e, sum(m[3] for m in ms)) for (k, s, e), ms in expected.items())
+    assert batch == windows_of(df, swa.batch_window) == [("a", 10, 20, 6), ("b", 20, 30, 4)]

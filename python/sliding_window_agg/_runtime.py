@@ -17,12 +17,17 @@ from ._errors import (
 from ._jar import EXTENSION_CLASS, jar_path_or_placeholder
 
 
-def active_session() -> Optional[SparkSession]:
-    """The thread's active session, or None."""
-    # SparkSession.getActiveSession also returns the active Spark Connect session.
+def current_session() -> Optional[SparkSession]:
+    """The session a column function checks for the extension, or None when there is none.
+
+    That is the thread's active session, else the process's default session (the one
+    `getOrCreate()` made): a thread of a pool or of a web server has no active session of its
+    own, yet PySpark's column functions work there, and so must ours.
+    `SparkSession.active()` does exactly this, for classic and Spark Connect sessions.
+    """
     try:
-        return SparkSession.getActiveSession()
-    except Exception:  # pragma: no cover - no session machinery available
+        return SparkSession.active()
+    except Exception:  # no session (NO_ACTIVE_OR_DEFAULT_SESSION), or no session machinery
         return None
 
 
