@@ -5,6 +5,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from pyspark.errors import PySparkTypeError, PySparkValueError
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
@@ -62,8 +63,57 @@ def test_sliding_window_agg_accepts_keys_in_every_form(spark, by):
 
 def test_sliding_window_agg_needs_an_aggregate(spark):
     df = events_df(spark, [(1, "a", 1, 1, 1)])
-    with pytest.raises(ValueError, match="at least one aggregate"):
+    with pytest.raises(PySparkValueError, match=r"\[CANNOT_BE_EMPTY\] At least one aggregate in `aggs`") as e:
         swa.sliding_window_agg(df, by="k", time="ts", size="1 second", aggs=[])
+    assert isinstance(e.value, ValueError)
+
+
+BAD_ARGUMENTS = {
+    # name: (arguments replacing the good ones (a function: called in the test, once a session
+    # exists), argument named, what it says is expected, type given)
+    "by None": ({"by": None}, "by", "a Column, a column name (str), or a list of them", "NoneType"),
+    "by of ints": ({"by": ["k", 3]}, "by[1]", "a Column or a column name (str)", "int"),
+    "aggs dict": ({"aggs": {"v": "sum"}}, "aggs", "a list of aggregate Columns", "dict"),
+    "aggs not in a list": ({"aggs": lambda: F.sum("v")}, "aggs",
+                           "a list of aggregate Columns, such as [F.sum('amount'), F.count('*')] "
+                           "(put a single aggregate in a list)", "Column"),
+    "aggs of names": ({"aggs": ["v"]}, "aggs[0]", "an aggregate Column", "str"),
+    "df a table name": ({"df": "events"}, "df", "a DataFrame (a table name: pass spark.table(name))", "str"),
+    "time int": ({"time": 5}, "time", "a Column or a column name (str)", "int"),
+    "size number": ({"size": 10}, "size", "a duration string, such as '10 seconds'", "int"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_ARGUMENTS))
+def test_sliding_window_agg_says_which_argument_is_wrong(spark, case):
+    """Each wrong argument is PySpark's own NOT_EXPECTED_TYPE error, naming the argument, what it
+    should be and the type given (not a bare TypeError, AssertionError or AttributeError)."""
+    changes, arg, expected, given = BAD_ARGUMENTS[case]
+    args = dict(df=events_df(spark, [(1, "a", 1, 1, 1)]), by=["k"], time="ts", size="1 second",
+                aggs=[F.sum("v")])
+    args.update({name: value() if callable(value) else value for name, value in changes.items()})
+    with pytest.raises(PySparkTypeError) as e:
+        swa.sliding_window_agg(**args)
+    assert e.value.getCondition() == "NOT_EXPECTED_TYPE"
+    message = str(e.value)
+    assert f"Argument `{arg}` should be {expected}" in message and message.endswith(f"got {given}."), message
+
+
+@pytest.mark.parametrize("function", [swa.sliding_window, swa.batch_window])
+def test_column_functions_say_which_argument_is_wrong(spark, function):
+    with pytest.raises(PySparkTypeError, match=r"Argument `time` should be a Column or a column name \(str\), got int"):
+        function(3, "1 second")
+    with pytest.raises(PySparkTypeError, match=r"Argument `size` should be a duration string, such as '10 seconds', got int"):
+        function("ts", 10)
+    with pytest.raises(PySparkValueError, match=r"Value for `size` must be a non-empty string"):
+        function("ts", " ")
+
+
+def test_sliding_window_agg_accepts_a_generator_of_keys_and_aggregates(spark):
+    df = events_df(spark, [(1, "a", 1, 1, 1), (1, "a", 2, 2, 2)])
+    out = swa.sliding_window_agg(df, by=(c for c in ["k"]), time="ts", size="1 microsecond",
+                                 aggs=(a for a in [F.sum("v").alias("total")]))
+    assert out.columns == ["k", "sliding_window", "total"]
 
 
 THREAD_EVENTS = [(1, "a", 10, 1, 1), (1, "a", 14, 2, 2), (1, "a", 17, 3, 3), (1, "b", 25, 4, 4)]

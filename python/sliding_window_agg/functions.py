@@ -7,6 +7,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.utils import get_active_spark_context, is_remote
 
+from . import _arguments as arguments
 from ._runtime import current_session, require_extension
 
 ColumnOrName = Union[Column, str]
@@ -63,12 +64,15 @@ def sliding_window(time: ColumnOrName, size: str) -> Column:
         ExtensionNotLoadedError: the active (or default) Spark session lacks the extension.
         PySparkRuntimeError: no Spark session exists yet (`SESSION_OR_CONTEXT_NOT_EXISTS`, as
             PySpark's own column functions raise it).
+        PySparkTypeError: an argument of the wrong type (`NOT_EXPECTED_TYPE`).
 
     Example:
         ```python
         df.groupBy("user", sliding_window("ts", "10 seconds")).agg(F.sum("amount"))
         ```
     """
+    time = arguments.column_or_name(time, "time")
+    size = arguments.duration(size, "size")
     column = _window_call("sliding_window", time, size)
     _require_extension_for_columns()
     return column
@@ -105,12 +109,16 @@ def batch_window(time: ColumnOrName, size: str, order: Optional[ColumnOrName] = 
         ExtensionNotLoadedError: the active (or default) Spark session lacks the extension.
         PySparkRuntimeError: no Spark session exists yet (`SESSION_OR_CONTEXT_NOT_EXISTS`, as
             PySpark's own column functions raise it).
+        PySparkTypeError: an argument of the wrong type (`NOT_EXPECTED_TYPE`).
 
     Example:
         ```python
         df.groupBy("user", batch_window("ts", "5 seconds")).agg(F.collect_list("payload"))
         ```
     """
+    time = arguments.column_or_name(time, "time")
+    size = arguments.duration(size, "size")
+    order = None if order is None else arguments.column_or_name(order, "order")
     column = _window_call("batch_window", time, size, order)
     _require_extension_for_columns()
     return column
@@ -141,7 +149,10 @@ def sliding_window_agg(
         The windows: the `by` columns, `sliding_window`, then the aggregates.
 
     Raises:
-        ValueError: `aggs` is empty.
+        PySparkTypeError: an argument of the wrong type (`NOT_EXPECTED_TYPE`), such as a table
+            name for `df`, `None` for `by`, or one aggregate or a dict for `aggs` instead of a
+            list of aggregate Columns.
+        PySparkValueError: `aggs` is empty (`CANNOT_BE_EMPTY`), or `size` is an empty string.
         ExtensionNotLoadedError: the session of `df` lacks the extension.
 
     Example:
@@ -149,9 +160,10 @@ def sliding_window_agg(
         sliding_window_agg(df, by=["user"], time="ts", size="10 seconds", aggs=[F.sum("amount")])
         ```
     """
+    df = arguments.dataframe(df, "df")
     require_extension(df.sparkSession)
-    keys = [by] if isinstance(by, (str, Column)) else list(by)
-    aggregates = list(aggs)
-    if not aggregates:
-        raise ValueError("sliding_window_agg needs at least one aggregate in `aggs`.")
+    keys = arguments.columns(by, "by")
+    time = arguments.column_or_name(time, "time")
+    size = arguments.duration(size, "size")
+    aggregates = arguments.aggregates(aggs, "aggs")
     return df.groupBy(*keys, _window_call("sliding_window", time, size)).agg(*aggregates)
