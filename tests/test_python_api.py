@@ -147,3 +147,23 @@ def test_functions_work_in_a_thread_without_an_active_session(spark):
     expected = sliding_windows(THREAD_EVENTS, 10, key=lambda r: r[1], time=lambda r: r[2])
     assert sliding == sorted((k, s, e, sum(m[3] for m in ms)) for (k, s, e), ms in expected.items())
     assert batch == windows_of(df, swa.batch_window) == [("a", 10, 20, 6), ("b", 20, 30, 4)]
+
+
+MILLION_DAYS = 1_000_000 * 86_400_000_000  # microseconds
+
+
+def test_windows_before_year_1_are_read_as_micros(spark):
+    """A size of a million days reaches back before year 1 (about 714 BC): Spark computes the
+    bounds, but Python's datetime cannot hold them, so collecting the window fails as
+    docs/semantics.md says; selecting unix_micros(w.start) and unix_micros(w.end) reads them."""
+    day = 86_400_000_000
+    events = [(0, "k", 19_723 * day, 1, 1), (0, "k", 19_724 * day, 2, 2)]  # 2024-01-01, 02
+    out = events_df(spark, events).groupBy(swa.sliding_window("ts", "1000000 days")).count()
+    with pytest.raises(ValueError, match="year -?\\d+ is out of range"):
+        out.collect()
+    got = sorted(tuple(r) for r in out.select(
+        F.unix_micros("sliding_window.start").alias("s"), F.unix_micros("sliding_window.end").alias("e"),
+        "count").collect())
+    expected = sliding_windows(events, MILLION_DAYS, key=lambda r: r[1], time=lambda r: r[2])
+    assert got == sorted((s, e, len(ms)) for (_, s, e), ms in expected.items())
+    assert got[0][0] == 19_723 * day - MILLION_DAYS < -62_135_596_800_000_000  # before 0001-01-01
