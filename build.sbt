@@ -6,7 +6,7 @@
 // compile the same sources with the same Scala (2.13.18), Spark (4.3.0) and options, and produce
 // the same jar: the classes, the resources of scala/src/main/resources and
 // sliding-window-agg.properties. Only the file name differs
-// (sbt: target/scala-2.13/sliding-window-agg_2.13-0.1.0.jar).
+// (sbt: target/scala-2.13/sliding-window-agg_2.13-<version>.jar).
 //
 //   sbt package   # the jar
 //   sbt test      # the JUnit suites under scala/src/test/scala
@@ -15,7 +15,9 @@
 
 // Nothing is published yet; the group id is a placeholder.
 ThisBuild / organization := "io.github.slidingwindowagg"
-ThisBuild / version      := "0.1.0"
+// The version is written once, in python/sliding_window_agg/VERSION (pyproject.toml, the Python
+// package and buildtools/scala_build.py read it too).
+ThisBuild / version      := IO.read(file("python/sliding_window_agg/VERSION")).trim
 // The Scala library pyspark 4.3.0 ships (pyspark/jars/scala-library-2.13.18.jar).
 ThisBuild / scalaVersion := "2.13.18"
 
@@ -41,12 +43,17 @@ lazy val root = (project in file("."))
     scalacOptions ++= Seq("-deprecation", "-feature", "-release", "17", "-encoding", "UTF-8"),
     javacOptions  ++= Seq("--release", "17"),
 
-    // The file the offline build adds to the jar: the Spark version it was compiled against.
+    // The file the offline build adds to the jar: the Spark version it was compiled against and
+    // the package's version; and the manifest attributes it writes.
     Compile / resourceGenerators += Def.task {
       val file = (Compile / resourceManaged).value / "sliding-window-agg.properties"
-      IO.write(file, s"spark.version=$sparkVersion\n")
+      IO.write(file, s"spark.version=$sparkVersion\nversion=${version.value}\n")
       Seq(file)
     }.taskValue,
+    Compile / packageBin / packageOptions += Package.ManifestAttributes(
+      "Implementation-Title" -> "sliding-window-agg",
+      "Implementation-Version" -> version.value,
+      "Spark-Version" -> sparkVersion),
 
     // Spark needs these module openings on Java 17 (the same list spark-submit passes).
     Test / fork := true,

@@ -23,6 +23,11 @@ TEST_SOURCES = os.path.join(ROOT, "scala", "src", "test", "scala")
 # Files the jar carries as they are (the error conditions), under their path in this folder.
 MAIN_RESOURCES = os.path.join(ROOT, "scala", "src", "main", "resources")
 JAR_NAME = "sliding-window-agg.jar"
+# The one place the version is written (pyproject.toml, build.sbt and the package read it too).
+VERSION_FILE = os.path.join(ROOT, "python", "sliding_window_agg", "VERSION")
+# What the package reads back from the jar (sliding_window_agg._jar.BUILD_INFO_ENTRY).
+BUILD_INFO_ENTRY = "sliding-window-agg.properties"
+MANIFEST = "META-INF/MANIFEST.MF"
 SCALAC_OPTIONS = ["-deprecation", "-feature", "-release", "17", "-encoding", "UTF-8"]
 
 
@@ -50,6 +55,44 @@ def spark_version() -> str:
     import pyspark
 
     return pyspark.__version__
+
+
+def package_version() -> str:
+    """The package's version, from python/sliding_window_agg/VERSION."""
+    with open(VERSION_FILE, encoding="utf-8") as f:
+        return f.read().strip()
+
+
+def build_properties() -> str:
+    """The text of sliding-window-agg.properties: the Spark version the jar is compiled against
+    (checked by sliding_window_agg.check_spark_version) and the package's version."""
+    return f"spark.version={spark_version()}\nversion={package_version()}\n"
+
+
+def manifest(compiled: str) -> str:
+    """The manifest scalac wrote, with the jar's title, version and Spark version added."""
+    lines = [line for line in compiled.splitlines() if line.strip()
+             and not line.startswith(("Implementation-Title:", "Implementation-Version:", "Spark-Version:"))]
+    lines += ["Implementation-Title: sliding-window-agg", f"Implementation-Version: {package_version()}",
+              f"Spark-Version: {spark_version()}"]
+    return "\n".join(lines) + "\n\n"
+
+
+def package_jar(compiled_jar: str, out_jar: str, resource_files: list[str] = ()) -> None:
+    """Writes ``out_jar``: the classes scalac compiled into ``compiled_jar``, its manifest with the
+    versions added, sliding-window-agg.properties and the main resources (``resource_files``,
+    under scala/src/main/resources)."""
+    with zipfile.ZipFile(compiled_jar) as src, \
+            zipfile.ZipFile(out_jar, "w", zipfile.ZIP_DEFLATED) as out:
+        names = src.namelist()
+        compiled = src.read(MANIFEST).decode("utf-8") if MANIFEST in names else "Manifest-Version: 1.0\n"
+        out.writestr(MANIFEST, manifest(compiled))
+        for info in src.infolist():
+            if info.filename not in (MANIFEST, BUILD_INFO_ENTRY):
+                out.writestr(info, src.read(info))
+        out.writestr(BUILD_INFO_ENTRY, build_properties())
+        for path in resource_files:
+            out.write(path, os.path.relpath(path, MAIN_RESOURCES).replace(os.sep, "/"))
 
 
 def _java() -> str:
@@ -104,16 +147,17 @@ def build_main_jar(out_jar: str, force: bool = False) -> str:
     source and resource."""
     srcs = sources(MAIN_SOURCES)
     res = resources(MAIN_RESOURCES)
-    if not force and os.path.exists(out_jar) and \
-            os.path.getmtime(out_jar) >= _newest_mtime(srcs + res + [os.path.abspath(__file__)]):
+    if not force and os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(
+            srcs + res + [os.path.abspath(__file__), VERSION_FILE]):
         return out_jar
     os.makedirs(os.path.dirname(out_jar), exist_ok=True)
-    tmp = out_jar + ".tmp.jar"
-    scalac(srcs, [], tmp)
-    with zipfile.ZipFile(tmp, "a") as z:
-        z.writestr("sliding-window-agg.properties", f"spark.version={spark_version()}\n")
-        for path in res:
-            z.write(path, os.path.relpath(path, MAIN_RESOURCES).replace(os.sep, "/"))
+    compiled, tmp = out_jar + ".classes.jar", out_jar + ".tmp.jar"
+    try:
+        scalac(srcs, [], compiled)
+        package_jar(compiled, tmp, res)
+    finally:
+        if os.path.exists(compiled):
+            os.unlink(compiled)
     os.replace(tmp, out_jar)
     return out_jar
 

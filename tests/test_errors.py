@@ -196,27 +196,39 @@ def test_window_bounds_overflow_is_a_clear_error(spark):
 
 def test_python_helpers_say_how_to_load_the_extension(tmp_path):
     """A session started without the extension: the helpers raise ExtensionNotLoadedError with
-    the instructions (needs its own JVM, since the extension is a static setting)."""
+    the instructions (needs its own JVM, since the extension is a static setting), also in a
+    thread that has no active session (the default session is checked there)."""
     script = textwrap.dedent(
         """
+        import threading
         from pyspark.sql import SparkSession
         import sliding_window_agg as swa
         spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
         df = spark.createDataFrame([(1,)], "v int")
-        for call in (lambda: swa.sliding_window("ts", "1 second"),
-                     lambda: swa.batch_window("ts", "1 second"),
-                     lambda: swa.sliding_window_agg(df, by="v", time="ts", size="1 second", aggs=[])):
-            try:
-                call()
-            except swa.ExtensionNotLoadedError as e:
-                print("ERROR:", e)
+
+        def calls(where):
+            for call in (lambda: swa.sliding_window("ts", "1 second"),
+                         lambda: swa.batch_window("ts", "1 second"),
+                         lambda: swa.sliding_window_agg(df, by="v", time="ts", size="1 second", aggs=[])):
+                try:
+                    call()
+                except swa.ExtensionNotLoadedError as e:
+                    print("ERROR:", where, e, flush=True)
+                except Exception as e:
+                    print("OTHER:", where, type(e).__name__, e, flush=True)
+
+        calls("main")
+        thread = threading.Thread(target=calls, args=("thread",))
+        thread.start()
+        thread.join()
         spark.stop()
         """
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=300, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
     errors = [line for line in out.stdout.splitlines() if line.startswith("ERROR:")]
-    assert len(errors) == 3, out.stdout + out.stderr
+    assert len(errors) == 6, out.stdout + out.stderr
+    assert [line.split()[1] for line in errors] == ["main"] * 3 + ["thread"] * 3
     for line in errors:
         assert "not loaded" in line
         assert "sliding_window_agg.configure(SparkSession.builder)" in line

@@ -163,7 +163,7 @@ def test_configure_on_local_connect_builder_loads_the_extension():
 def test_configure_leaves_a_connect_server_builder_unchanged(monkeypatch):
     """A client cannot load a jar or a static extension into a running Connect server: configure()
     adds nothing (Spark would only warn that it cannot set them) and checks no local version."""
-    monkeypatch.setattr(swa._session, "check_spark_version",
+    monkeypatch.setattr(swa._configure, "check_spark_version",
                         lambda **_: pytest.fail("no version check for a remote server"))
     builder = SparkSession.Builder().remote("sc://localhost:15002")
     assert swa.configure(builder) is builder
@@ -189,7 +189,7 @@ _ConnectSession.__module__ = "pyspark.sql.connect.session"
 
 def test_missing_extension_on_connect_server_says_to_start_the_server_with_it():
     with pytest.raises(swa.ExtensionNotLoadedError) as e:
-        swa._session.require_extension(_ConnectSession())
+        swa._runtime.require_extension(_ConnectSession())
     message = str(e.value)
     assert "Spark Connect server" in message
     assert f"--jars {swa.jar_path()} --conf spark.sql.extensions={swa.EXTENSION_CLASS}" in message

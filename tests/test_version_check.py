@@ -11,7 +11,7 @@ from pyspark.sql import SparkSession
 
 import sliding_window_agg as swa
 from buildtools import scala_build
-from sliding_window_agg import _session
+from sliding_window_agg import _configure, _jar, _spark_version
 
 
 def jar_built_for(tmp_path, version):
@@ -28,13 +28,13 @@ def jar_built_for(tmp_path, version):
 def running(monkeypatch):
     """Sets the version of the Spark configure() sees as the one pyspark will start."""
     def set_version(version):
-        monkeypatch.setattr(_session, "running_spark_version", lambda: (version, "the Spark in /opt/x"))
+        monkeypatch.setattr(_spark_version, "running_spark_version", lambda: (version, "the Spark in /opt/x"))
     return set_version
 
 
 def test_bundled_jar_records_the_spark_it_was_compiled_against():
-    assert swa._session.built_for_spark_version() == scala_build.spark_version()
-    assert _session.running_spark_version()[0] == scala_build.spark_version()
+    assert _jar.built_for_spark_version() == scala_build.spark_version()
+    assert _spark_version.running_spark_version()[0] == scala_build.spark_version()
 
 
 def test_configure_accepts_the_bundled_jar_silently():
@@ -46,7 +46,7 @@ def test_configure_accepts_the_bundled_jar_silently():
 
 def test_other_minor_version_is_a_clear_error(tmp_path, monkeypatch, running):
     jar = jar_built_for(tmp_path, "4.2.1")
-    monkeypatch.setattr(_session, "jar_path", lambda: jar)
+    monkeypatch.setattr(_configure, "jar_path", lambda: jar)
     running("4.3.0")
     builder = SparkSession.Builder()
     with pytest.raises(swa.SparkVersionMismatchError) as e:
@@ -62,7 +62,7 @@ def test_other_minor_version_is_a_clear_error(tmp_path, monkeypatch, running):
 
 
 def test_other_major_version_is_an_error(tmp_path, monkeypatch, running):
-    monkeypatch.setattr(_session, "jar_path", lambda: jar_built_for(tmp_path, "4.3.0"))
+    monkeypatch.setattr(_configure, "jar_path", lambda: jar_built_for(tmp_path, "4.3.0"))
     running("5.3.0")
     with pytest.raises(swa.SparkVersionMismatchError, match=r"built for Spark 4\.3\.0.*version 5\.3\.0"):
         swa.configure(SparkSession.Builder())
@@ -70,7 +70,7 @@ def test_other_major_version_is_an_error(tmp_path, monkeypatch, running):
 
 def test_other_patch_release_is_a_warning(tmp_path, monkeypatch, running):
     jar = jar_built_for(tmp_path, "4.3.0")
-    monkeypatch.setattr(_session, "jar_path", lambda: jar)
+    monkeypatch.setattr(_configure, "jar_path", lambda: jar)
     running("4.3.2")
     with pytest.warns(swa.SparkVersionWarning, match=r"built for Spark 4\.3\.0 .* version 4\.3\.2"):
         builder = swa.configure(SparkSession.Builder())
@@ -79,7 +79,7 @@ def test_other_patch_release_is_a_warning(tmp_path, monkeypatch, running):
 
 def test_check_can_be_skipped(tmp_path, monkeypatch, running):
     jar = jar_built_for(tmp_path, "3.5.1")
-    monkeypatch.setattr(_session, "jar_path", lambda: jar)
+    monkeypatch.setattr(_configure, "jar_path", lambda: jar)
     running("4.3.0")
     builder = swa.configure(SparkSession.Builder(), check_version=False)
     assert builder._options["spark.jars"] == jar
@@ -87,9 +87,9 @@ def test_check_can_be_skipped(tmp_path, monkeypatch, running):
 
 def test_jar_without_a_record_is_accepted(tmp_path, monkeypatch, running):
     jar = jar_built_for(tmp_path, None)
-    monkeypatch.setattr(_session, "jar_path", lambda: jar)
+    monkeypatch.setattr(_configure, "jar_path", lambda: jar)
     running("3.5.1")
-    assert swa._session.built_for_spark_version(jar) is None
+    assert _jar.built_for_spark_version(jar) is None
     assert swa.configure(SparkSession.Builder())._options["spark.jars"] == jar
 
 
@@ -100,7 +100,7 @@ def test_spark_home_decides_the_running_version(tmp_path, monkeypatch):
     (home / "jars").mkdir(parents=True)
     (home / "jars" / "spark-core_2.12-3.5.1.jar").write_bytes(b"")
     monkeypatch.setenv("SPARK_HOME", str(home))
-    assert _session.running_spark_version() == ("3.5.1", f"the Spark in {home}")
+    assert _spark_version.running_spark_version() == ("3.5.1", f"the Spark in {home}")
     with pytest.raises(swa.SparkVersionMismatchError) as e:
         swa.configure(SparkSession.Builder())
     assert re.search(rf"but the Spark in {re.escape(str(home))} is version 3\.5\.1", str(e.value))

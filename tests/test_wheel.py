@@ -1,5 +1,6 @@
 """`pip wheel .` makes one pure-Python wheel that bundles the jar and the Spark version it was
-built for, and the installed wheel finds both."""
+built for, and the installed wheel finds both; the wheel, the jar and the package all carry the
+version written in python/sliding_window_agg/VERSION."""
 from __future__ import annotations
 
 import os
@@ -46,14 +47,19 @@ def test_pip_wheel_bundles_the_jar_and_its_spark_version(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         assert "sliding_window_agg/jars/sliding-window-agg.jar" in names
-        assert "sliding_window_agg/_session.py" in names and "sliding_window_agg/py.typed" in names
+        assert "sliding_window_agg/_configure.py" in names and "sliding_window_agg/py.typed" in names
         metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         (tmp_path / "inner.jar").write_bytes(z.read("sliding_window_agg/jars/sliding-window-agg.jar"))
     assert f"Requires-Dist: pyspark=={scala_build.spark_version()}" in metadata
+    version = scala_build.package_version()
+    assert f"\nVersion: {version}\n" in metadata and wheels[0].startswith(f"sliding_window_agg-{version}-")
     with zipfile.ZipFile(tmp_path / "inner.jar") as jar:
         assert "org/apache/spark/sql/slidingwindow/SlidingWindowExtensions.class" in jar.namelist()
         assert jar.read("sliding-window-agg.properties").decode() == \
-            f"spark.version={scala_build.spark_version()}\n"
+            f"spark.version={scala_build.spark_version()}\nversion={version}\n"
+        manifest = jar.read("META-INF/MANIFEST.MF").decode()
+        assert f"Implementation-Version: {version}\n" in manifest
+        assert "Implementation-Title: sliding-window-agg\n" in manifest
 
     # Installed (into a folder of its own), the package finds its jar and passes its version check.
     site = tmp_path / "site"
@@ -62,9 +68,33 @@ def test_pip_wheel_bundles_the_jar_and_its_spark_version(tmp_path):
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     probe = ("import sliding_window_agg as s; s.check_spark_version(); "
-             "print(s.jar_path()); print(s._session.built_for_spark_version())")
+             "print(s.jar_path()); print(s._jar.built_for_spark_version()); print(s.__version__)")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                             env={**os.environ, "PYTHONPATH": str(site)}, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.splitlines() == [
-        str(site / "sliding_window_agg" / "jars" / "sliding-window-agg.jar"), scala_build.spark_version()]
+        str(site / "sliding_window_agg" / "jars" / "sliding-window-agg.jar"), scala_build.spark_version(),
+        version]
+
+
+def test_version_is_written_once():
+    """python/sliding_window_agg/VERSION holds the version; pyproject.toml, build.sbt, the
+    package and the build script read it instead of repeating it."""
+    import sliding_window_agg as swa
+
+    version = scala_build.package_version()
+    assert swa.__version__ == version
+    with open(os.path.join(ROOT, "pyproject.toml")) as f:
+        pyproject = f.read()
+    assert 'dynamic = ["version"]' in pyproject
+    assert 'version = { file = "python/sliding_window_agg/VERSION" }' in pyproject
+    with open(os.path.join(ROOT, "build.sbt")) as f:
+        assert 'IO.read(file("python/sliding_window_agg/VERSION"))' in f.read()
+    repeated = []
+    for folder in ["python/sliding_window_agg", "buildtools"]:
+        for name in os.listdir(os.path.join(ROOT, folder)):
+            if name.endswith(".py"):
+                repeated.append(os.path.join(folder, name))
+    repeated += ["pyproject.toml", "build.sbt", "setup.py"]
+    holding = [p for p in repeated if version in open(os.path.join(ROOT, p)).read()]
+    assert not holding, f"the version {version} is written again in {holding}"

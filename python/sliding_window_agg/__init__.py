@@ -3,20 +3,20 @@
 >>> import sliding_window_agg as swa
 >>> spark = swa.configure(SparkSession.builder).getOrCreate()
 >>> df.groupBy("user", swa.sliding_window("ts", "10 seconds")).agg(F.sum("amount"))
-"""
-from ._session import (
-    EXTENSION_CLASS,
-    ExtensionNotLoadedError,
-    configure,
-    is_loaded,
-    jar_path,
-    SparkVersionMismatchError,
-    SparkVersionWarning,
-    check_spark_version,
-)
-from .functions import batch_window, sliding_window, sliding_window_agg
 
-__version__ = "0.1.0"
+The package's modules, each holding one concern: `functions` (the public column functions and
+helper), `_configure` (`configure`), `_jar` (the bundled jar and what the build recorded in it),
+`_spark_version` (the check of the Spark version the jar was built for), `_runtime` (probes of
+the running session), `_errors` (the package's errors), `_arguments` (checks of the functions'
+arguments) and `_version` (`__version__`, from the `VERSION` file).
+"""
+from ._configure import configure
+from ._errors import ExtensionNotLoadedError, SparkVersionMismatchError, SparkVersionWarning
+from ._jar import EXTENSION_CLASS, jar_path
+from ._runtime import is_loaded
+from ._spark_version import check_spark_version
+from ._version import __version__
+from .functions import batch_window, sliding_window, sliding_window_agg
 
 __all__ = [
     "EXTENSION_CLASS",

@@ -3,27 +3,35 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Union
 
-from pyspark.errors import PySparkRuntimeError
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.utils import is_remote
+from pyspark.sql.utils import get_active_spark_context, is_remote
 
-from ._session import active_session, require_extension
+from . import _arguments as arguments
+from ._runtime import current_session, require_extension
 
 ColumnOrName = Union[Column, str]
 
 
-def _col(c: ColumnOrName) -> Column:
-    return F.col(c) if isinstance(c, str) else c
+def _window_call(name: str, time: ColumnOrName, size: Union[str, Column],
+                 order: Optional[ColumnOrName] = None) -> Column:
+    """The unresolved call of the SQL function `name`, resolved by name when the query is
+    analysed (on the Spark Connect server too).
+
+    Like PySpark's own column functions it needs no session, only a SparkContext (outside
+    Spark Connect), so it works in every thread.
+    """
+    if not is_remote():
+        get_active_spark_context()  # PySpark's own SESSION_OR_CONTEXT_NOT_EXISTS, as F.window
+    args = [time, F.lit(size)] + ([] if order is None else [order])
+    return F.call_function(name, *args)
 
 
 def _require_extension_for_columns() -> None:
-    """The active session must have the extension; without any session (outside Spark
-    Connect) a column cannot be built at all: PySpark's own error, as `F.window` raises it."""
-    spark = active_session()
-    if spark is None and not is_remote():
-        raise PySparkRuntimeError(errorClass="SESSION_OR_CONTEXT_NOT_EXISTS", messageParameters={})
-    require_extension(spark)
+    """The current session (the thread's active one, else the default one) must have the
+    extension. Without any session the extension cannot be checked here: Spark reports an
+    unknown function when the query is analysed."""
+    require_extension(current_session())
 
 
 def sliding_window(time: ColumnOrName, size: str) -> Column:
@@ -41,6 +49,10 @@ def sliding_window(time: ColumnOrName, size: str) -> Column:
     The column calls the SQL function by name (`F.call_function("sliding_window", ...)`), so it
     works on Spark Connect too. Spark checks the arguments when the aggregation is analysed.
 
+    It can be called in any thread, like PySpark's column functions: the extension is checked
+    in the thread's active session, else in the default session (the one `getOrCreate()`
+    returned).
+
     Args:
         time: a TIMESTAMP or TIMESTAMP_NTZ column, or its name.
         size: a positive fixed-length duration, such as `"10 seconds"` or `"5 minutes"`.
@@ -49,18 +61,21 @@ def sliding_window(time: ColumnOrName, size: str) -> Column:
         The grouping column `sliding_window`.
 
     Raises:
-        ExtensionNotLoadedError: the active Spark session lacks the extension.
+        ExtensionNotLoadedError: the active (or default) Spark session lacks the extension.
         PySparkRuntimeError: no Spark session exists yet (`SESSION_OR_CONTEXT_NOT_EXISTS`, as
             PySpark's own column functions raise it).
+        PySparkTypeError: an argument of the wrong type (`NOT_EXPECTED_TYPE`).
 
     Example:
         ```python
         df.groupBy("user", sliding_window("ts", "10 seconds")).agg(F.sum("amount"))
         ```
     """
+    time = arguments.column_or_name(time, "time")
+    size = arguments.duration(size, "size")
+    column = _window_call("sliding_window", time, size)
     _require_extension_for_columns()
-    # call_function resolves the function by name on the server: works on Spark Connect too.
-    return F.call_function("sliding_window", _col(time), F.lit(size))
+    return column
 
 
 def batch_window(time: ColumnOrName, size: str, order: Optional[ColumnOrName] = None) -> Column:
@@ -78,6 +93,10 @@ def batch_window(time: ColumnOrName, size: str, order: Optional[ColumnOrName] = 
     applies a group's rows in time order within a micro-batch (or by `order`), and micro-batches
     in arrival order.
 
+    It can be called in any thread, like PySpark's column functions: the extension is checked
+    in the thread's active session, else in the default session (the one `getOrCreate()`
+    returned).
+
     Args:
         time: a TIMESTAMP or TIMESTAMP_NTZ column, or its name.
         size: a positive fixed-length duration, such as `"5 seconds"`.
@@ -87,18 +106,22 @@ def batch_window(time: ColumnOrName, size: str, order: Optional[ColumnOrName] = 
         The grouping column `batch_window`.
 
     Raises:
-        ExtensionNotLoadedError: the active Spark session lacks the extension.
+        ExtensionNotLoadedError: the active (or default) Spark session lacks the extension.
         PySparkRuntimeError: no Spark session exists yet (`SESSION_OR_CONTEXT_NOT_EXISTS`, as
             PySpark's own column functions raise it).
+        PySparkTypeError: an argument of the wrong type (`NOT_EXPECTED_TYPE`).
 
     Example:
         ```python
         df.groupBy("user", batch_window("ts", "5 seconds")).agg(F.collect_list("payload"))
         ```
     """
+    time = arguments.column_or_name(time, "time")
+    size = arguments.duration(size, "size")
+    order = None if order is None else arguments.column_or_name(order, "order")
+    column = _window_call("batch_window", time, size, order)
     _require_extension_for_columns()
-    args = [_col(time), F.lit(size)] + ([] if order is None else [_col(order)])
-    return F.call_function("batch_window", *args)
+    return column
 
 
 def sliding_window_agg(
@@ -113,18 +136,23 @@ def sliding_window_agg(
     Equivalent to `df.groupBy(*by, sliding_window(time, size)).agg(*aggs)`: the result has the
     `by` columns, the `sliding_window` column and one column per aggregate.
 
+    It uses the session of `df` (not the thread's active one), so it works in any thread.
+
     Args:
         df: the rows to aggregate, batch or streaming.
         by: one grouping column or column name, or an iterable of them (`[]` for none).
         time: the TIMESTAMP or TIMESTAMP_NTZ column, or its name.
         size: a positive fixed-length duration, such as `"10 seconds"`.
-        aggs: at least one aggregate column.
+        aggs: a list of at least one aggregate column, such as `[F.sum("amount")]`.
 
     Returns:
         The windows: the `by` columns, `sliding_window`, then the aggregates.
 
     Raises:
-        ValueError: `aggs` is empty.
+        PySparkTypeError: an argument of the wrong type (`NOT_EXPECTED_TYPE`), such as a table
+            name for `df`, `None` for `by`, or one aggregate or a dict for `aggs` instead of a
+            list of aggregate Columns.
+        PySparkValueError: `aggs` is empty (`CANNOT_BE_EMPTY`), or `size` is an empty string.
         ExtensionNotLoadedError: the session of `df` lacks the extension.
 
     Example:
@@ -132,9 +160,10 @@ def sliding_window_agg(
         sliding_window_agg(df, by=["user"], time="ts", size="10 seconds", aggs=[F.sum("amount")])
         ```
     """
+    df = arguments.dataframe(df, "df")
     require_extension(df.sparkSession)
-    keys = [by] if isinstance(by, (str, Column)) else list(by)
-    aggregates = list(aggs)
-    if not aggregates:
-        raise ValueError("sliding_window_agg needs at least one aggregate in `aggs`.")
-    return df.groupBy(*keys, sliding_window(time, size)).agg(*aggregates)
+    keys = arguments.columns(by, "by")
+    time = arguments.column_or_name(time, "time")
+    size = arguments.duration(size, "size")
+    aggregates = arguments.aggregates(aggs, "aggs")
+    return df.groupBy(*keys, _window_call("sliding_window", time, size)).agg(*aggregates)

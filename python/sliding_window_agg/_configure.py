@@ -1,0 +1,79 @@
+"""`configure`: adding the bundled jar and the extension to a session builder."""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from pyspark.sql import SparkSession
+
+from ._errors import HOW_TO_LOAD_STARTED_DRIVER, ExtensionNotLoadedError
+from ._jar import EXTENSION_CLASS, jar_path
+from ._runtime import driver_started_without_jar
+from ._spark_version import check_spark_version
+
+
+def _append(existing: Optional[str], value: str) -> str:
+    items = [v.strip() for v in (existing or "").split(",") if v.strip()]
+    if value not in items:
+        items.append(value)
+    return ",".join(items)
+
+
+def _connect_server_url(builder: SparkSession.Builder) -> Optional[str]:
+    """The sc:// address when the builder will connect to a separate Spark Connect server."""
+    options = getattr(builder, "_options", {})
+    url = options.get("spark.remote", os.environ.get("SPARK_REMOTE"))
+    if url and str(url).startswith("sc://"):
+        return str(url)
+    return None
+
+
+def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> SparkSession.Builder:
+    """Adds the bundled jar and the extension to a session builder and returns it.
+
+    Settings already on the builder are kept: the jar is appended to `spark.jars` and the
+    extension to `spark.sql.extensions`, each at most once. The extension is a static setting,
+    so call `configure` before `getOrCreate()`. A session that already runs with the extension is
+    returned by `getOrCreate()` as it is.
+
+    With `builder.remote("sc://...")` (a separate Spark Connect server) the jar and the
+    extension must be given to the server when it starts; a client cannot load them, so the
+    builder is returned unchanged and `sliding_window` reports a server that lacks the
+    extension. `builder.remote("local[...]")` starts a server in this process, which gets
+    the jar and the extension as for a classic session.
+
+    Args:
+        builder: the session builder, such as `SparkSession.builder.master("local[2]")`.
+        check_version: first check that the jar was built for the Spark that pyspark will
+            start (same major.minor version, see `check_spark_version`).
+
+    Returns:
+        The same builder.
+
+    Raises:
+        SparkVersionMismatchError: the jar was built for another Spark minor version.
+        ExtensionNotLoadedError: this process already runs a Spark driver started without the
+            jar (spark-submit or the pyspark shell without `--jars`, or an earlier session of
+            this process created without `configure`): its JVM cannot load the jar any more.
+
+    Example:
+        ```python
+        spark = configure(SparkSession.builder.master("local[2]")).getOrCreate()
+        ```
+    """
+    if _connect_server_url(builder) is not None:
+        return builder
+    jar = jar_path()
+    if check_version:
+        check_spark_version(jar=jar)
+    if driver_started_without_jar():
+        raise ExtensionNotLoadedError(
+            "This Python process runs in a Spark driver that was started before configure() "
+            "(spark-submit, the pyspark shell, or an earlier session started without the jar), "
+            "and the jar is not on its class path: configure() can no longer add it there. "
+            + HOW_TO_LOAD_STARTED_DRIVER.format(jar=jar, ext=EXTENSION_CLASS)
+        )
+    options = getattr(builder, "_options", {})
+    return builder.config("spark.jars", _append(options.get("spark.jars"), jar)).config(
+        "spark.sql.extensions", _append(options.get("spark.sql.extensions"), EXTENSION_CLASS)
+    )

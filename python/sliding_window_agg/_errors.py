@@ -1,0 +1,48 @@
+"""The package's own errors and warnings, and the instructions their messages give."""
+from __future__ import annotations
+
+HOW_TO_LOAD = (
+    "Create the session with sliding_window_agg.configure(SparkSession.builder).getOrCreate(), "
+    "or start Spark with --jars {jar} --conf spark.sql.extensions={ext}. The extension must be "
+    "set before the session starts: spark.sql.extensions is a static configuration."
+)
+
+HOW_TO_LOAD_STARTED_DRIVER = (
+    "Give the jar and the extension to the command that starts Spark: spark-submit (or pyspark) "
+    "--jars {jar} --conf spark.sql.extensions={ext}, or call "
+    "sliding_window_agg.configure(SparkSession.builder) before anything starts Spark."
+)
+
+HOW_TO_LOAD_CONNECT = (
+    "This is a Spark Connect session: the jar and the extension must be loaded by the Spark "
+    "Connect server, not by the client. Start the server with --jars {jar} --conf "
+    "spark.sql.extensions={ext} (for example $SPARK_HOME/sbin/start-connect-server.sh --jars "
+    "{jar} --conf spark.sql.extensions={ext}); `python -c \"import sliding_window_agg as s; "
+    "print(s.jar_path())\"` prints where pip put the jar."
+)
+
+
+class ExtensionNotLoadedError(RuntimeError):
+    """The Spark session was started without the sliding-window-agg extension.
+
+    `sliding_window`, `batch_window` and `sliding_window_agg` raise it. The message says how to
+    load the extension for that kind of session: with `configure` before the session starts,
+    with `--jars` and `--conf spark.sql.extensions=...` on the command that starts Spark, or on
+    the Spark Connect server for a Connect client.
+    """
+
+
+class SparkVersionMismatchError(RuntimeError):
+    """The bundled jar was built for another Spark major.minor version than the running Spark.
+
+    Raised by `configure` and `check_spark_version`. The extension uses Spark's internal
+    (Catalyst) APIs, which change between minor versions; the message says which Spark the jar
+    needs and how to get a matching pair.
+    """
+
+
+class SparkVersionWarning(UserWarning):
+    """The bundled jar was built for another patch release of the running Spark minor version.
+
+    Issued by `configure` and `check_spark_version`: expected to work, but not tested.
+    """
