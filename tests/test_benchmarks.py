@@ -38,5 +38,6 @@ def test_streaming_benchmark_runs(tmp_path):
 
 
 def test_memory_benchmark_runs():
-    out = run_benchmark("benchmarks.memory", "--rows", "300000")
-    assert "300,000" in out
+    out = run_benchmark("benchmarks.memory", "--rows", "300000", "--windows", "20000", timeout=600)
+    assert "300,000" in out  # the group case
+    assert "| 20,000 |" in out  # the stream case: windows closed in one micro-batch, all emitted

@@ -27,36 +27,84 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
 
   private val windows = new StreamTimeWindows(sizeMicros, buffers)
 
-  override def process(input: Iterator[InternalRow]): Seq[InternalRow] = {
-    val out = new mutable.ArrayBuffer[InternalRow]
-    evictionWatermarkMicros.foreach(closeByWatermark(_, out))
-    forEachGroup(input, dropLate = false) { (group, rows) => // batch windows never drop a row
-      val stored = resume(group)
-      val sink = new Sink(group, out, (_, _) => appendMode || windows.changed)
-      evictionWatermarkMicros.foreach(windows.advance(_, sink))
-      rows.foreach(row => windows.add(row.getLong(timeOrdinal), row, sink))
-      save(group, stored, sink)
+  private var input: Iterator[InternalRow] = _
+  private var closing: Iterator[UnsafeRow] = _ // groups due under the watermark
+  private var groupsIn: Iterator[(UnsafeRow, Iterator[InternalRow])] = _ // after the closing
+  private var work: StepWork = _ // a group under way
+
+  override protected def begin(rows: Iterator[InternalRow]): Unit = input = rows
+
+  /**
+   * One step: a step of the group under way, or the start of the next group, first those that
+   * the watermark closes, then those with rows. Every step closes at most one window: a row
+   * closes at most one ([[StreamTimeWindows]]).
+   */
+  override protected def step(): Boolean = {
+    if (work != null) {
+      if (!work.step()) work = null
+    } else if (closing == null) {
+      closing = evictionWatermarkMicros.map(state.due).getOrElse(Iterator.empty)
+    } else if (closing.hasNext) {
+      work = new ClosingWindows(closing.next(), evictionWatermarkMicros.get)
+    } else if (groupsIn == null) {
+      groupsIn = groups(input, dropLate = false) // batch windows never drop a row
+    } else if (groupsIn.hasNext) {
+      val (group, rows) = groupsIn.next()
+      work = new GroupRows(group, rows)
+    } else {
+      return false
     }
-    out.toSeq
+    true
   }
 
-  /** Emits (append mode) and removes the stored windows that end at or before the watermark. */
-  private def closeByWatermark(watermark: Long, out: mutable.ArrayBuffer[InternalRow]): Unit = {
-    val lastStart = watermark - sizeMicros
-    state.due(watermark).foreach { group =>
-      val sink = new Sink(group, out, (_, _) => true)
-      val closed = mutable.ArrayBuffer.empty[Long]
-      val rows = state.rows(group, Partial, Long.MinValue, lastStart)
+  /** Emits (append mode) and removes a group's stored windows that end at or before the watermark. */
+  private final class ClosingWindows(group: UnsafeRow, watermark: Long) extends StepWork {
+    private val sink = new Sink(group, (_, _) => true)
+    private val closed = mutable.ArrayBuffer.empty[Long]
+    private val rows = state.rows(group, Partial, Long.MinValue, watermark - sizeMicros)
+
+    override def step(): Boolean =
       try {
-        while (rows.next()) {
+        if (rows.next()) {
           closed += rows.time
           if (appendMode) {
             windows.resume(codec.t1(rows.value).get, rows.time, codec.buffer(rows.value))
             windows.finish(sink)
           }
+          true
+        } else {
+          rows.close()
+          closed.foreach(state.remove(group, Partial, _))
+          false
         }
-      } finally rows.close()
-      closed.foreach(state.remove(group, Partial, _))
+      } catch {
+        case e: Throwable => rows.close(); throw e
+      }
+  }
+
+  /**
+   * A group's rows, one per step: its open window and stream time are resumed from the state and
+   * stream time is moved to the watermark, then the rows are applied, then the open window is
+   * stored back.
+   */
+  private final class GroupRows(group: UnsafeRow, rows: Iterator[InternalRow]) extends StepWork {
+    private val sink = new Sink(group, (_, _) => appendMode || windows.changed)
+    private val stored = resume(group)
+    private var started = false
+
+    override def step(): Boolean = {
+      if (!started) {
+        started = true
+        evictionWatermarkMicros.foreach(windows.advance(_, sink))
+        true
+      } else if (rows.hasNext) {
+        val row = rows.next()
+        windows.add(row.getLong(timeOrdinal), row, sink)
+        true
+      } else {
+        save(group, stored, sink)
+        false
+      }
     }
   }
 

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.{PartialBuilder, TwoStacks}
 import org.apache.spark.sql.slidingwindow.state.{StoredBack, StoredFront}
 import org.apache.spark.sql.slidingwindow.state.WindowStateLayout.{Meta, Partial, Suffix}
-import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, Starts}
+import org.apache.spark.sql.slidingwindow.windows.{LongQueue, SlidingWindowSweep, Starts}
 
 /**
  * Sliding windows (SPEC section 2) in one micro-batch of one partition:
@@ -26,7 +26,9 @@ import org.apache.spark.sql.slidingwindow.windows.{SlidingWindowSweep, Starts}
  *     same schedule as in append mode (so that a run restarted in append mode finds them);
  *  3. rows older than W - S, which no window still open can hold, are removed during the visits.
  *
- * Windows are enumerated by the same [[SlidingWindowSweep]] and Two-Stacks as batch queries.
+ * Windows are enumerated by the same [[SlidingWindowSweep]] and Two-Stacks as batch queries, and
+ * closed with the same bounded steps (`add` and `closeThrough` with a budget of one window), so
+ * that each is handed on as it closes: a visit that closes millions holds none of them.
  */
 final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   extends StreamingWindowsProcessor(context) {
@@ -34,41 +36,64 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
 
   private val partial = new PartialBuilder(buffers)
 
-  override def process(input: Iterator[InternalRow]): Seq[InternalRow] = {
-    val newTimes = ingest(input)
-    val out = new mutable.ArrayBuffer[InternalRow]
-    if (appendMode) {
-      evictionWatermarkMicros.foreach(w => state.due(w).foreach(visit(_, w, out)))
+  private var input: Iterator[(UnsafeRow, Iterator[InternalRow])] = _
+  private var dueGroups: Iterator[UnsafeRow] = _ // once every new row is stored
+  private var work: StepWork = _ // a group's visit, or its changed windows, under way
+
+  override protected def begin(rows: Iterator[InternalRow]): Unit = input = groups(rows)
+
+  /**
+   * One step: a step of the work under way, or the ingestion of one group (in update mode, its
+   * changed windows follow: they depend on its rows only), or, once every new row is stored (the
+   * visits push the new times), the start of the next due group's visit.
+   */
+  override protected def step(): Boolean = {
+    if (work != null) {
+      if (!work.step()) work = null
+    } else if (dueGroups == null) {
+      if (input.hasNext) {
+        val (group, rows) = input.next()
+        val times = ingest(group, rows)
+        if (!appendMode) work = new ChangedWindows(group, times)
+      } else {
+        dueGroups = evictionWatermarkMicros.map(state.due).getOrElse(Iterator.empty)
+      }
+    } else if (dueGroups.hasNext) {
+      val watermark = evictionWatermarkMicros.get
+      if (appendMode) work = new Visit(dueGroups.next(), watermark) else expire(dueGroups.next(), watermark)
     } else {
-      newTimes.foreach { case (group, times) => emitChanged(group, times, out) }
-      evictionWatermarkMicros.foreach(w => state.due(w).foreach(expire(_, w)))
+      return false
     }
-    out.toSeq
+    true
   }
 
-  /** Stores the new rows; returns each touched group with the times that received rows. */
-  private def ingest(input: Iterator[InternalRow]): mutable.LinkedHashMap[UnsafeRow, NewTimes] = {
-    val touched = mutable.LinkedHashMap.empty[UnsafeRow, NewTimes]
-    forEachGroup(input) { (group, rows) =>
-      val times = mutable.ArrayBuffer.empty[Long]
-      val created = mutable.ArrayBuffer.empty[Long]
-      val grouped = rows.buffered
-      while (grouped.hasNext) {
-        val t = grouped.head.getLong(timeOrdinal)
-        partial.begin(grouped.next())
-        while (grouped.hasNext && grouped.head.getLong(timeOrdinal) == t) partial.add(grouped.next())
-        val stored = state.get(group, Partial, t)
-        state.put(group, Partial, t, codec.value(
-          if (stored == null) partial.result else buffers.mergePartials(codec.buffer(stored), partial.result)))
+  /**
+   * Stores the new rows of a group; in update mode, returns the times that received rows (append
+   * mode only needs the first one, and returns null).
+   */
+  private def ingest(group: UnsafeRow, rows: Iterator[InternalRow]): NewTimes = {
+    val times = mutable.ArrayBuilder.make[Long]
+    val created = mutable.ArrayBuilder.make[Long]
+    var first = 0L
+    var any = false
+    val grouped = rows.buffered
+    while (grouped.hasNext) {
+      val t = grouped.head.getLong(timeOrdinal)
+      partial.begin(grouped.next())
+      while (grouped.hasNext && grouped.head.getLong(timeOrdinal) == t) partial.add(grouped.next())
+      val stored = state.get(group, Partial, t)
+      state.put(group, Partial, t, codec.value(
+        if (stored == null) partial.result else buffers.mergePartials(codec.buffer(stored), partial.result)))
+      if (!any) { first = t; any = true }
+      if (!appendMode) {
         times += t
         if (stored == null) created += t
       }
-      // The left window of the first new time closes when the watermark reaches it: append mode
-      // emits it then. Update mode schedules the same visit (see `expire`).
-      state.schedule(times.head, group)
-      touched(group) = NewTimes(times.toArray, created.toArray)
     }
-    touched
+    // The left window of the first new time closes when the watermark reaches it: append mode
+    // emits it then. Update mode schedules the same visit (see `expire`).
+    state.schedule(first, group)
+    if (appendMode) null else NewTimes(times.result(), created.result())
   }
 
   /**
@@ -101,104 +126,155 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   private lazy val storedQueue = new TwoStacks(buffers, front, back)
   private lazy val storedSweep = new SlidingWindowSweep(sizeMicros, storedQueue)
 
-  /**
-   * Append mode: continues a group's sweep from the state, closes its windows that end at or
-   * before `watermark`, stores the rest and schedules the group's next visit.
-   */
-  private def visit(group: UnsafeRow, watermark: Long, out: mutable.ArrayBuffer[InternalRow]): Unit = {
-    val meta = Option(state.get(group, Meta, 0L)).map(_.copy())
-    val lastPushed = meta.flatMap(codec.t1)
-    val backOldest = meta.flatMap(codec.t2)
-    // Every window left open after this visit starts after watermark - S.
-    val expiresBefore = expiryTime(watermark)
-    val expired = mutable.ArrayBuffer.empty[Long]
+  // Times of a group's rows to remove once its visit is done (its cursors may still read them):
+  // a spillable queue of primitive longs, as a visit can expire millions.
+  private lazy val toRemove = new LongQueue
 
+  /**
+   * Append mode: the visit of a group, in steps. It continues the group's sweep from the state,
+   * closes its windows that end at or before `watermark` one per step, then stores the rest and
+   * schedules the group's next visit.
+   */
+  private final class Visit(group: UnsafeRow, watermark: Long) extends StepWork {
+    private val meta = Option(state.get(group, Meta, 0L)).map(_.copy())
+    private val lastPushed = meta.flatMap(codec.t1)
+    private val backOldest = meta.flatMap(codec.t2)
+    // Every window left open after this visit starts after watermark - S.
+    private val expiresBefore = expiryTime(watermark)
+
+    toRemove.clear()
     storedQueue.clear()
     front.open(group)
     back.open(group, for (from <- backOldest; to <- lastPushed) yield (from, to))
     backOldest.foreach(storedQueue.restoreBack(codec.buffer(meta.get), _))
-    val earlier = lastPushed.map(p => state.rows(group, Partial, Long.MinValue, p))
-    storedSweep.resume(lastPushed, earlier.map(new StoredRightStarts(_, sizeMicros, expiresBefore, expired += _))
+    private val earlier = lastPushed.map(p => state.rows(group, Partial, Long.MinValue, p))
+    storedSweep.resume(lastPushed, earlier.map(new StoredRightStarts(_, sizeMicros, expiresBefore, toRemove.add))
       .getOrElse(Starts.empty))
+    private val fresh = state.rows(group, Partial, lastPushed.map(_ + 1).getOrElse(Long.MinValue), Long.MaxValue)
 
-    val fresh = state.rows(group, Partial, lastPushed.map(_ + 1).getOrElse(Long.MinValue), Long.MaxValue)
-    val (pushed, next) = try {
-      // A window ending at or below the late-events watermark (the previous micro-batch's) holds
-      // only rows of earlier micro-batches, and was emitted when that watermark passed it. The
-      // sweep can meet such windows only where the state was written by a run in update mode
-      // (restarted in append mode), which left no queue and expired rows they needed.
-      val sink = new Sink(group, out, (_, end) => lateEventsWatermarkMicros.forall(end > _))
-      var firstUnpushed: Option[Long] = None
-      while (firstUnpushed.isEmpty && fresh.next()) {
-        if (fresh.time > watermark) {
-          firstUnpushed = Some(fresh.time)
+    // A window ending at or below the late-events watermark (the previous micro-batch's) holds
+    // only rows of earlier micro-batches, and was emitted when that watermark passed it. The
+    // sweep can meet such windows only where the state was written by a run in update mode
+    // (restarted in append mode), which left no queue and expired rows they needed.
+    private val sink = new Sink(group, (_, end) => lateEventsWatermarkMicros.forall(end > _))
+    private var pending: InternalRow = _ // the partial at `fresh.time`, to push
+    private var freshDone = false
+    private var firstUnpushed: Option[Long] = None
+    private var cursorsOpen = true
+
+    override def step(): Boolean =
+      try {
+        if (pending != null) {
+          if (storedSweep.add(fresh.time, pending, sink, 1)) pending = null
+          true
+        } else if (!freshDone) {
+          if (!fresh.next()) {
+            freshDone = true
+          } else if (fresh.time > watermark) {
+            firstUnpushed = Some(fresh.time)
+            freshDone = true
+          } else {
+            if (fresh.time < expiresBefore) toRemove.add(fresh.time)
+            // Taken at once: other reads of the state may reuse the cursor's value row.
+            pending = codec.buffer(fresh.value)
+          }
+          true
+        } else if (storedSweep.closeThrough(watermark, sink, 1)) {
+          true
         } else {
-          if (fresh.time < expiresBefore) expired += fresh.time
-          storedSweep.add(fresh.time, codec.buffer(fresh.value), sink)
+          end()
+          false
         }
+      } catch {
+        case e: Throwable => closeCursors(); throw e
       }
-      storedSweep.closeThrough(watermark, sink)
+
+    private def closeCursors(): Unit = if (cursorsOpen) {
+      cursorsOpen = false
+      fresh.close()
+      earlier.foreach(_.close())
+    }
+
+    /** Stores what the visit changed and schedules the group's next visit. */
+    private def end(): Unit = {
       storedQueue.evictBefore(expiresBefore + 1)
       // When the group needs a visit again: the left window of its first time not pushed, its
       // first right window left open, or, for the clean-up, the end of the last time's right
       // window.
       val pushed = storedSweep.lastTime
-      (pushed, (firstUnpushed.toSeq ++ storedSweep.nextStart.map(_ + sizeMicros) ++
-        pushed.map(_ + 1 + sizeMicros).filter(_ > watermark)).minOption)
-    } finally {
-      fresh.close()
-      earlier.foreach(_.close())
-    }
+      val next = (firstUnpushed.toSeq ++ storedSweep.nextStart.map(_ + sizeMicros) ++
+        pushed.map(_ + 1 + sizeMicros).filter(_ > watermark)).minOption
+      closeCursors()
 
-    front.persist()
-    expired.foreach(state.remove(group, Partial, _))
-    next match {
-      case None =>
-        if (meta.isDefined) state.remove(group, Meta, 0L) // nothing of the group is left
-      case Some(time) =>
-        if (pushed.isDefined) {
-          state.put(group, Meta, 0L, codec.value(buffers.freeze(storedQueue.backAggregateBuffer),
-            pushed, storedQueue.backOldestTime))
-        }
-        state.schedule(time, group)
+      front.persist()
+      while (toRemove.nonEmpty) state.remove(group, Partial, toRemove.removeHead())
+      next match {
+        case None =>
+          if (meta.isDefined) state.remove(group, Meta, 0L) // nothing of the group is left
+        case Some(time) =>
+          if (pushed.isDefined) {
+            state.put(group, Meta, 0L, codec.value(buffers.freeze(storedQueue.backAggregateBuffer),
+              pushed, storedQueue.backOldestTime))
+          }
+          state.schedule(time, group)
+      }
+      back.clear()
     }
-    back.clear()
   }
 
   // Update mode: a sweep in memory over the stored partials near the new times.
   private lazy val sweep = new SlidingWindowSweep(sizeMicros, TwoStacks.inMemory(buffers, bufferConf))
 
   /**
-   * Update mode: the windows whose rows changed, new ones included. A window changed when it
-   * holds a time u that received rows (its start a has u - S <= a <= u), or when it is the
-   * right window of a time u that had no row before, [u + 1, u + 1 + S], and no window had its
-   * bounds before: none did unless a row was already at its end (the same bounds as that
+   * Update mode: the windows whose rows changed, new ones included, in steps. A window changed
+   * when it holds a time u that received rows (its start a has u - S <= a <= u), or when it is
+   * the right window of a time u that had no row before, [u + 1, u + 1 + S], and no window had
+   * its bounds before: none did unless a row was already at its end (the same bounds as that
    * row's left window). Unchanged windows are not emitted.
    */
-  private def emitChanged(group: UnsafeRow, times: NewTimes, out: mutable.ArrayBuffer[InternalRow]): Unit = {
+  private final class ChangedWindows(group: UnsafeRow, times: NewTimes) extends StepWork {
     // The stored times the sweep has pushed: by the time a window closes, those up to its end.
     sweptCount = 0
-    def storedAt(t: Long): Boolean = java.util.Arrays.binarySearch(swept, 0, sweptCount, t) >= 0
-    val sink = new Sink(group, out, (start, end) =>
+    private def storedAt(t: Long): Boolean = java.util.Arrays.binarySearch(swept, 0, sweptCount, t) >= 0
+    private val sink = new Sink(group, (start, end) =>
       times.receivedWithin(start, end) || (times.isCreated(start - 1) && !storedAt(end)))
     // Such a window holds times in [u - S, u + 1 + S] and exists because of a time in
     // [u - S - 1, u + 1 + S] (its own end for a left window; for a right window, the time
     // before its start and the next one): only the stored partials within S + 1 of a time that
     // received rows are swept.
-    val reach = sizeMicros + 1
-    val rows = state.rows(group, Partial, saturatingSub(times.head, reach), saturatingAdd(times.last, reach))
-    try {
-      while (rows.next()) {
-        val t = rows.time
-        if (times.receivedWithin(t - sizeMicros - 1, t + sizeMicros + 1)) {
-          sweep.add(t, codec.buffer(rows.value), sink)
-          if (sweptCount == swept.length) swept = java.util.Arrays.copyOf(swept, 2 * sweptCount)
-          swept(sweptCount) = t
-          sweptCount += 1
+    private val reach = sizeMicros + 1
+    private val rows = state.rows(group, Partial, saturatingSub(times.head, reach), saturatingAdd(times.last, reach))
+    private var rowsOpen = true
+    private var pending: InternalRow = _ // the partial at `rows.time`, to push
+
+    override def step(): Boolean =
+      try {
+        if (pending != null) {
+          val t = rows.time
+          if (sweep.add(t, pending, sink, 1)) {
+            pending = null
+            if (sweptCount == swept.length) swept = java.util.Arrays.copyOf(swept, 2 * sweptCount)
+            swept(sweptCount) = t
+            sweptCount += 1
+          }
+          true
+        } else if (rowsOpen) {
+          if (!rows.next()) {
+            rows.close()
+            rowsOpen = false
+          } else if (times.receivedWithin(rows.time - sizeMicros - 1, rows.time + sizeMicros + 1)) {
+            pending = codec.buffer(rows.value)
+          }
+          true
+        } else if (sweep.closeThrough(Long.MaxValue, sink, 1)) {
+          true
+        } else {
+          sweep.reset()
+          false
         }
+      } catch {
+        case e: Throwable => if (rowsOpen) rows.close(); throw e
       }
-    } finally rows.close()
-    sweep.finish(sink)
   }
 
   private var swept = new Array[Long](64)
@@ -215,15 +291,15 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
    */
   private def expire(group: UnsafeRow, watermark: Long): Unit = {
     val expiresBefore = expiryTime(watermark)
-    val expired = mutable.ArrayBuffer.empty[Long]
+    toRemove.clear()
     var oldestKept: Option[Long] = None
     val rows = state.rows(group, Partial, Long.MinValue, Long.MaxValue)
     try {
       while (oldestKept.isEmpty && rows.next()) {
-        if (rows.time < expiresBefore) expired += rows.time else oldestKept = Some(rows.time)
+        if (rows.time < expiresBefore) toRemove.add(rows.time) else oldestKept = Some(rows.time)
       }
     } finally rows.close()
-    expired.foreach(state.remove(group, Partial, _))
+    while (toRemove.nonEmpty) state.remove(group, Partial, toRemove.removeHead())
     oldestKept match {
       case Some(oldest) =>
         val nextLeftEnd = if (oldest > watermark) Some(oldest) else firstTimeAfter(group, watermark)
@@ -244,9 +320,8 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   private def removeStoredQueue(group: UnsafeRow): Unit =
     if (state.get(group, Meta, 0L) != null) {
       state.remove(group, Meta, 0L)
-      val suffixes = mutable.ArrayBuffer.empty[Long]
       val rows = state.rows(group, Suffix, Long.MinValue, Long.MaxValue)
-      try while (rows.next()) suffixes += rows.time finally rows.close()
-      suffixes.foreach(state.remove(group, Suffix, _))
+      try while (rows.next()) toRemove.add(rows.time) finally rows.close()
+      while (toRemove.nonEmpty) state.remove(group, Suffix, toRemove.removeHead())
     }
 }

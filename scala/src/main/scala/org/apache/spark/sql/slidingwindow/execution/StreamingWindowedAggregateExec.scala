@@ -19,6 +19,7 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowStateStore}
 import org.apache.spark.sql.streaming.OutputMode
+import org.apache.spark.util.CompletionIterator
 
 /**
  * The streaming windowed aggregation: a StateStoreWriter, so that Spark validates its state
@@ -105,18 +106,24 @@ case class StreamingWindowedAggregateExec(
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,
         writer, bufferConf, definition.sizeMicros, time, inputAttributes, append, late, eviction))
-      val result = processor.process(rows)
-      updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
-      numDropped += processor.droppedLateRows
-      numUpdated += state.rowsWritten
-      numRemoved += state.rowsRemoved
-      numRead += state.rowsRead
-      numOutputRows += result.size
-      numWindows += result.size
-      commitTime += timeTakenMs { store.commit() }
-      setStoreMetrics(store)
-      setOperatorMetrics()
-      result.iterator
+      val windows = processor.process(rows).map { row =>
+        numOutputRows += 1
+        numWindows += 1
+        row
+      }
+      // As Spark's StateStoreSaveExec: the windows are handed on as they are computed, never
+      // collected, and the store is committed once the last one is. So the update time also
+      // counts the time of the operators that consume the rows, as Spark's own does.
+      CompletionIterator[InternalRow, Iterator[InternalRow]](windows, {
+        updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
+        numDropped += processor.droppedLateRows
+        numUpdated += state.rowsWritten
+        numRemoved += state.rowsRemoved
+        numRead += state.rowsRead
+        commitTime += timeTakenMs { store.commit() }
+        setStoreMetrics(store)
+        setOperatorMetrics()
+      })
     }
   }
 

@@ -1,7 +1,5 @@
 package org.apache.spark.sql.slidingwindow.execution
 
-import scala.collection.mutable
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf, WindowContents}
@@ -27,10 +25,15 @@ final case class StreamingWindowsContext(
 /**
  * One micro-batch of one partition of a streaming windowed aggregation: reads the partition's
  * input (clustered by group, sorted as [[org.apache.spark.sql.slidingwindow.logical.WindowedAggregate.inputOrdering]]),
- * updates the state and returns the window rows to emit. One subclass per window kind; both
+ * updates the state and hands on the window rows to emit. One subclass per window kind; both
  * enumerate windows with the same classes as batch queries.
+ *
+ * The processor is the iterator of its output rows ([[WindowStepIterator]]): the work is done as
+ * the rows are pulled, in steps that close at most one window, so a watermark that closes
+ * millions of windows hands them on one at a time, as the batch operator does. The state store
+ * is committed by the operator once the last row is pulled, as Spark's StateStoreSaveExec does.
  */
-abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) {
+abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) extends WindowStepIterator {
   import context._
 
   private val outputKeys = layout.outputKeysOfGroup()
@@ -38,44 +41,68 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) {
   protected val timeOrdinal: Int = inputAttributes.indexWhere(_.exprId == time.exprId)
   protected val codec = state.codec
 
+  /** Rows dropped as late so far: all of them once the output is exhausted. */
   var droppedLateRows = 0L
 
-  def process(input: Iterator[InternalRow]): Seq[InternalRow]
+  /** The output rows of this micro-batch, computed as they are pulled. Call once. */
+  final def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
+    begin(input)
+    this
+  }
+
+  /** Takes the partition's input; no work is done before the first row is pulled. */
+  protected def begin(input: Iterator[InternalRow]): Unit
 
   /**
-   * The input rows of a partition one group at a time, `f(group, its rows in input order)`:
-   * rows with a null time are left out, and so are, with `dropLate`, rows at or below the
-   * late-events watermark (counted).
+   * The input rows of a partition one group at a time: (group, its rows in input order), each
+   * group's rows read as they are pulled (whatever is left of a group is skipped when the next
+   * one is pulled). Rows with a null time are left out, and so are, with `dropLate`, rows at or
+   * below the late-events watermark (counted).
    */
-  protected def forEachGroup(input: Iterator[InternalRow], dropLate: Boolean = true)(
-      f: (UnsafeRow, Iterator[InternalRow]) => Unit): Unit = {
+  protected def groups(input: Iterator[InternalRow], dropLate: Boolean = true)
+      : Iterator[(UnsafeRow, Iterator[InternalRow])] = {
     val late = if (dropLate) lateEventsWatermarkMicros.getOrElse(Long.MinValue) else Long.MinValue
     val kept = input.filter { row =>
       if (row.isNullAt(timeOrdinal)) false
       else if (row.getLong(timeOrdinal) <= late) { droppedLateRows += 1; false }
       else true
     }.buffered
-    while (kept.hasNext) {
-      val group = groupOfInput(kept.head).copy()
-      val rows = new Iterator[InternalRow] {
-        override def hasNext: Boolean = kept.hasNext && groupOfInput(kept.head) == group
-        override def next(): InternalRow = kept.next()
+    new Iterator[(UnsafeRow, Iterator[InternalRow])] {
+      private var current: Iterator[InternalRow] = Iterator.empty
+
+      override def hasNext: Boolean = {
+        current.foreach(_ => ()) // whatever is left of the previous group
+        kept.hasNext
       }
-      f(group, rows)
-      rows.foreach(_ => ()) // whatever f left of the group
+
+      override def next(): (UnsafeRow, Iterator[InternalRow]) = {
+        if (!hasNext) throw new NoSuchElementException
+        val group = groupOfInput(kept.head).copy()
+        current = new Iterator[InternalRow] {
+          override def hasNext: Boolean = kept.hasNext && groupOfInput(kept.head) == group
+          override def next(): InternalRow = kept.next()
+        }
+        (group, current)
+      }
     }
   }
 
-  /** Collects the windows of one group that `wanted(start, end)` accepts as output rows. */
-  protected final class Sink(
-      group: UnsafeRow,
-      out: mutable.ArrayBuffer[InternalRow],
-      wanted: (Long, Long) => Boolean) extends WindowSink {
+  /** Emits the windows of one group that `wanted(start, end)` accepts, as output rows. */
+  protected final class Sink(group: UnsafeRow, wanted: (Long, Long) => Boolean) extends WindowSink {
     private val keys = outputKeys(group).copy()
     override def window(start: Long, end: Long, contents: WindowContents): Unit = {
-      if (wanted(start, end)) out += writer.write(keys, start, end, contents).copy()
+      if (wanted(start, end)) emit(writer.write(keys, start, end, contents))
     }
   }
+}
+
+/**
+ * A piece of a micro-batch's work that takes several steps, such as visiting one group: each
+ * [[step]] does a bounded amount of it and emits at most one row.
+ */
+private[execution] trait StepWork {
+  /** One bounded step; returns whether work is left. */
+  def step(): Boolean
 }
 
 object StreamingWindowsProcessor {

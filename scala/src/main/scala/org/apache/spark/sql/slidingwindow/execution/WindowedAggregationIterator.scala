@@ -13,8 +13,8 @@ import org.apache.spark.sql.slidingwindow.windows.{GroupWindows, WindowSink}
  * group in the order the window kind applies them, as a batch query does: each group's rows feed
  * its [[GroupWindows]], and each window it closes becomes one row.
  *
- * Windows are pulled one at a time: each call to `hasNext` does bounded steps of work until one
- * window closes, and the row returned is reused by the next one, as Spark operators do.
+ * Windows are pulled one at a time ([[WindowStepIterator]]): each step closes at most one window,
+ * and the row returned is reused by the next one, as Spark operators do.
  */
 final class WindowedAggregationIterator(
     definition: WindowDefinition,
@@ -28,7 +28,7 @@ final class WindowedAggregationIterator(
     numInputRows: SQLMetric,
     numOutputRows: SQLMetric,
     numGroups: SQLMetric,
-    spillSize: SQLMetric) extends Iterator[InternalRow] with WindowSink {
+    spillSize: SQLMetric) extends WindowStepIterator with WindowSink {
 
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
   // Whether a row is of the current group: its keys compared with those of the group's first
@@ -37,7 +37,6 @@ final class WindowedAggregationIterator(
   private val timeOrdinal = inputAttributes.indexWhere(_.exprId == time.exprId)
   private val windows = GroupWindows(definition, buffers, bufferConf)
 
-  private var ready: UnsafeRow = _ // the next window's row, once one has closed
   private var groupKey: UnsafeRow = _
   private var groupRow: InternalRow = _ // the group's first row
   private var nextGroupRow: InternalRow = _ // first row of the next group, once this one is done
@@ -45,21 +44,9 @@ final class WindowedAggregationIterator(
   private var inputDone = false
   private val spilledBefore = SpillFile.bytesWritten
 
-  override def hasNext: Boolean = {
-    while (ready == null && !inputDone) step()
-    ready != null
-  }
-
-  override def next(): InternalRow = {
-    if (!hasNext) throw new NoSuchElementException
-    val row = ready
-    ready = null
-    row
-  }
-
   /** One bounded piece of work that closes at most one window: close one, or take one row. */
-  private def step(): Unit = {
-    if (windows.closeReady(this, 1) || ready != null) return
+  override protected def step(): Boolean = {
+    if (windows.closeReady(this, 1) || emitted) return true
     if (nextGroupRow != null) {
       startGroup(nextGroupRow)
       nextGroupRow = null
@@ -83,6 +70,7 @@ final class WindowedAggregationIterator(
       inputDone = true
       spillSize += SpillFile.bytesWritten - spilledBefore
     }
+    !inputDone
   }
 
   private def startGroup(row: InternalRow): Unit = {
@@ -93,8 +81,7 @@ final class WindowedAggregationIterator(
   }
 
   override def window(start: Long, end: Long, contents: WindowContents): Unit = {
-    assert(ready == null, "two windows closed in one step")
-    ready = writer.write(groupKey, start, end, contents)
+    emit(writer.write(groupKey, start, end, contents))
     numOutputRows += 1
   }
 }

@@ -1,11 +1,10 @@
 package org.apache.spark.sql.slidingwindow.state
 
-import scala.collection.mutable
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.{PartialStack, RowStack}
 import org.apache.spark.sql.slidingwindow.state.WindowStateLayout.{Partial, Suffix}
+import org.apache.spark.sql.slidingwindow.windows.LongQueue
 
 /**
  * The front of a group's Two-Stacks queue between micro-batches: its elements are the group's
@@ -18,7 +17,9 @@ final class StoredFront(state: WindowStateStore, memory: RowStack) extends Parti
   private var cursor: RowCursor = _
   private var onStored = false // the cursor is on a stored element, the top
   private var storedTop: UnsafeRow = _
-  private val popped = mutable.ArrayBuffer.empty[Long]
+  // Times of the Suffix rows popped, deleted by `persist`: a visit that closes millions of windows
+  // can pop millions, so they wait in a spillable queue of primitive longs.
+  private val popped = new LongQueue
 
   def open(group: UnsafeRow): Unit = {
     clear()
@@ -44,7 +45,7 @@ final class StoredFront(state: WindowStateStore, memory: RowStack) extends Parti
 
   override def pop(): Unit =
     if (onStored) {
-      popped += cursor.time
+      popped.add(cursor.time)
       advance()
     } else {
       memory.pop()
@@ -63,7 +64,7 @@ final class StoredFront(state: WindowStateStore, memory: RowStack) extends Parti
   /** Deletes the Suffix rows popped, and stores the front built in memory. */
   def persist(): Unit = {
     cursor.close()
-    popped.foreach(state.remove(group, Suffix, _))
+    while (popped.nonEmpty) state.remove(group, Suffix, popped.removeHead())
     while (!memory.isEmpty) {
       state.put(group, Suffix, memory.topTime, state.codec.value(memory.top))
       memory.pop()

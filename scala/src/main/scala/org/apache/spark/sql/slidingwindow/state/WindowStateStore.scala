@@ -47,8 +47,11 @@ sealed abstract class WindowStateStore(val store: StateStore, val layout: Window
   /** Takes back a [[schedule]] that is no longer needed. */
   def unschedule(time: Long, group: InternalRow): Unit
 
-  /** The groups to visit under `watermark`, each once; their schedule entries are consumed. */
-  def due(watermark: Long): Seq[UnsafeRow]
+  /**
+   * The groups to visit under `watermark`, each once, read as they are pulled; their schedule
+   * entries are consumed. A visit may schedule the group again, always later than `watermark`.
+   */
+  def due(watermark: Long): Iterator[UnsafeRow]
 
   protected final class PairCursor(iter: StateStoreIterator[UnsafeRowPair], from: Long, to: Long)
     extends RowCursor {
@@ -110,20 +113,41 @@ object WindowStateStore {
       rowsRemoved += 1
     }
 
-    override def due(watermark: Long): Seq[UnsafeRow] = {
-      val entries = mutable.ArrayBuffer.empty[UnsafeRow]
-      val iter = store.iterator(layout.indexFamily)
-      try {
-        var more = true
-        while (more && iter.hasNext) {
-          val key = iter.next().key
-          if (codec.timeOfIndex(key) <= watermark) entries += key.copy() else more = false
+    /**
+     * The head of the index, read with one iterator as the groups are pulled: each entry at or
+     * below the watermark is removed as it is read, as Spark's StateStoreSaveExec removes the
+     * rows it evicts while it iterates. Schedules that visits write are later than the
+     * watermark, past the entries read. A group can have several entries due; only the groups
+     * visited are remembered (one key per group, no entry), to visit each once.
+     */
+    override def due(watermark: Long): Iterator[UnsafeRow] = new Iterator[UnsafeRow] {
+      private val visited = mutable.HashSet.empty[UnsafeRow]
+      private var entries = store.iterator(layout.indexFamily)
+      private var nextGroup: UnsafeRow = _
+
+      override def hasNext: Boolean = {
+        while (nextGroup == null && entries != null) {
+          val key = if (entries.hasNext) entries.next().key else null
+          if (key == null || codec.timeOfIndex(key) > watermark) {
+            entries.close()
+            entries = null
+          } else {
+            rowsRead += 1
+            val group = codec.groupOfIndex(key).copy()
+            store.remove(key, layout.indexFamily)
+            rowsRemoved += 1
+            if (visited.add(group)) nextGroup = group
+          }
         }
-      } finally iter.close()
-      rowsRead += entries.length
-      entries.foreach(store.remove(_, layout.indexFamily))
-      rowsRemoved += entries.length
-      entries.map(codec.groupOfIndex(_).copy()).distinct.toSeq
+        nextGroup != null
+      }
+
+      override def next(): UnsafeRow = {
+        if (!hasNext) throw new NoSuchElementException
+        val group = nextGroup
+        nextGroup = null
+        group
+      }
     }
   }
 
@@ -150,12 +174,14 @@ object WindowStateStore {
     override def schedule(time: Long, group: InternalRow): Unit = ()
     override def unschedule(time: Long, group: InternalRow): Unit = ()
 
-    override def due(watermark: Long): Seq[UnsafeRow] = {
+    // Collected first: visits write rows of the groups, and this provider keeps its whole state
+    // in memory anyway.
+    override def due(watermark: Long): Iterator[UnsafeRow] = {
       val groups = mutable.LinkedHashSet.empty[UnsafeRow]
       val iter = store.iterator(layout.dataFamily)
       try iter.foreach(pair => groups += codec.groupOfKey(pair.key).copy())
       finally iter.close()
-      groups.toSeq
+      groups.iterator
     }
   }
 }

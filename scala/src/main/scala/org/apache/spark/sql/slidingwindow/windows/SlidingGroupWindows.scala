@@ -36,8 +36,7 @@ final class SlidingGroupWindows(sizeMicros: Long, buffers: AggregateBuffers, buf
 
   override def closeReady(sink: WindowSink, budget: Int): Boolean = {
     if (waiting) {
-      if (sweep.closeThrough(completeTime - 1, sink, budget)) return true
-      sweep.push(completeTime, complete.result)
+      if (!sweep.add(completeTime, complete.result, sink, budget)) return true
       waiting = false
       if (finishing) return true // the budget may be spent: the rest in the next call
     }

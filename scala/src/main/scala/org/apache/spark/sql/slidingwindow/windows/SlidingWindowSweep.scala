@@ -61,11 +61,17 @@ final class SlidingWindowSweep(sizeMicros: Long, contents: TwoStacks) {
   private def firstStart: Long =
     math.min(headOf(earlierRightStarts), math.min(headOf(leftStarts), headOf(rightStarts)))
 
-  /** Adds the frozen partial of the rows at `time`; times must be strictly ascending. */
-  def add(time: Long, partial: InternalRow, sink: WindowSink): Unit = {
-    // Every window ending before `time` now has all its rows.
-    if (hasPrevious) closeThrough(time - 1, sink)
+  /**
+   * Adds the frozen partial of the rows at `time`; times must be strictly ascending. Every window
+   * ending before `time` now has all its rows: they are closed first, at most `budget` of them.
+   * Returns whether the partial was pushed; when it was not, windows are left to close, and the
+   * caller hands on those closed, then calls again with the same time and partial (which must
+   * stay valid): one new time can close millions of windows.
+   */
+  def add(time: Long, partial: InternalRow, sink: WindowSink, budget: Int = Int.MaxValue): Boolean = {
+    if (hasPrevious && closeThrough(time - 1, sink, budget)) return false
     push(time, partial)
+    true
   }
 
   /**
