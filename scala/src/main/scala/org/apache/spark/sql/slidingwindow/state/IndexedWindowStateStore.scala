@@ -1,0 +1,93 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreIterator, UnsafeRowPair}
+
+/** RocksDB: range scans within a group, and the time index column family. */
+private[state] final class IndexedWindowStateStore(store: StateStore, layout: WindowStateLayout)
+  extends WindowStateStore(store, layout) {
+  store.createColFamilyIfAbsent(layout.indexFamily, layout.indexKeySchema,
+    layout.indexValueSchema, layout.indexEncoder)
+
+  private val nothing = {
+    val row = new UnsafeRow(1)
+    row.pointTo(new Array[Byte](16), 16)
+    row.setNullAt(0)
+    row
+  }
+
+  override def rows(group: InternalRow, kind: Int, from: Long, to: Long): RowCursor = {
+    // Range scans are end-exclusive; no time is Long.MaxValue (window bounds must fit).
+    val start = codec.key(group, kind, from).copy()
+    val end = codec.key(group, kind, if (to == Long.MaxValue) to else to + 1).copy()
+    new PairCursor(store.rangeScan(Some(start), Some(end), layout.dataFamily), from, to)
+  }
+
+  override def schedule(time: Long, group: InternalRow): Unit = {
+    store.put(codec.indexKey(time, group), nothing, layout.indexFamily)
+    rowsWritten += 1
+  }
+
+  override def unschedule(time: Long, group: InternalRow): Unit = {
+    store.remove(codec.indexKey(time, group), layout.indexFamily)
+    rowsRemoved += 1
+  }
+
+  /**
+   * The head of the index, read with one iterator as the groups are pulled: each entry at or
+   * below the watermark is removed as it is read, as Spark's StateStoreSaveExec removes the
+   * rows it evicts while it iterates. Schedules that visits write are later than the
+   * watermark, past the entries read. A group can have several entries due; only the groups
+   * visited are remembered (one key per group, no entry), to visit each once.
+   */
+  override def due(watermark: Long): Iterator[UnsafeRow] = new Iterator[UnsafeRow] {
+    private val visited = mutable.HashSet.empty[UnsafeRow]
+    private var entries = store.iterator(layout.indexFamily)
+    private var nextGroup: UnsafeRow = _
+
+    override def hasNext: Boolean = {
+      while (nextGroup == null && entries != null) {
+        val key = if (entries.hasNext) entries.next().key else null
+        if (key == null || codec.timeOfIndex(key) > watermark) {
+          entries.close()
+          entries = null
+        } else {
+          rowsRead += 1
+          val group = codec.groupOfIndex(key).copy()
+          store.remove(key, layout.indexFamily)
+          rowsRemoved += 1
+          if (visited.add(group)) nextGroup = group
+        }
+      }
+      nextGroup != null
+    }
+
+    override def next(): UnsafeRow = {
+      if (!hasNext) throw new NoSuchElementException
+      val group = nextGroup
+      nextGroup = null
+      group
+    }
+  }
+
+  /** The rows of a range scan within `from <= time <= to`, counted as they are read. */
+  private final class PairCursor(iter: StateStoreIterator[UnsafeRowPair], from: Long, to: Long)
+    extends RowCursor {
+    override def next(): Boolean = {
+      while (iter.hasNext) {
+        val pair = iter.next()
+        val t = codec.timeOfKey(pair.key)
+        if (t >= from && t <= to) {
+          rowsRead += 1
+          set(t, pair.value)
+          return true
+        }
+      }
+      false
+    }
+    override def close(): Unit = iter.close()
+  }
+}
