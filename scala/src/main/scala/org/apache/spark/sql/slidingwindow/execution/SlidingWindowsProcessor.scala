@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.{PartialBuilder, TwoStacks}
 import org.apache.spark.sql.slidingwindow.state.{StoredBack, StoredFront}
-import org.apache.spark.sql.slidingwindow.state.WindowStateLayout.{Meta, Partial, Suffix}
+import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Suffix}
 import org.apache.spark.sql.slidingwindow.windows.{LongQueue, SlidingWindowSweep, Starts}
 
 /**

@@ -19,7 +19,7 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
     row
   }
 
-  override def rows(group: InternalRow, kind: Int, from: Long, to: Long): RowCursor = {
+  override def rows(group: InternalRow, kind: StateRowKind, from: Long, to: Long): RowCursor = {
     // Range scans are end-exclusive; no time is Long.MaxValue (window bounds must fit).
     val start = codec.key(group, kind, from).copy()
     val end = codec.key(group, kind, if (to == Long.MaxValue) to else to + 1).copy()

@@ -14,7 +14,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 private[state] final class ScanningWindowStateStore(store: StateStore, layout: WindowStateLayout)
   extends WindowStateStore(store, layout) {
 
-  override def rows(group: InternalRow, kind: Int, from: Long, to: Long): RowCursor = {
+  override def rows(group: InternalRow, kind: StateRowKind, from: Long, to: Long): RowCursor = {
     val prefix = codec.prefix(group, kind)
     val found = mutable.ArrayBuffer.empty[(Long, UnsafeRow)]
     val iter = store.prefixScan(prefix, layout.dataFamily)

@@ -3,7 +3,7 @@ package org.apache.spark.sql.slidingwindow.state
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.{PartialStack, RowStack}
-import org.apache.spark.sql.slidingwindow.state.WindowStateLayout.Partial
+import org.apache.spark.sql.slidingwindow.state.StateRowKind.Partial
 
 /**
  * The back of a group's Two-Stacks queue between micro-batches: the Partial rows pushed since the

@@ -30,20 +30,20 @@ final class WindowStateCodec(layout: WindowStateLayout) {
   private def fieldsOf(schema: StructType): Seq[Expression] =
     schema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) }
 
-  def key(group: InternalRow, kind: Int, time: Long): UnsafeRow = {
-    kindAndTime.setInt(0, kind)
+  def key(group: InternalRow, kind: StateRowKind, time: Long): UnsafeRow = {
+    kindAndTime.setInt(0, kind.id)
     kindAndTime.setLong(1, time)
     keyProjection(keyInput(group, kindAndTime))
   }
 
   /** The (group, kind) prefix of keys, for prefix scans. */
-  def prefix(group: InternalRow, kind: Int): UnsafeRow = {
-    kindAndTime.setInt(0, kind)
+  def prefix(group: InternalRow, kind: StateRowKind): UnsafeRow = {
+    kindAndTime.setInt(0, kind.id)
     prefixProjection(keyInput(group, kindAndTime))
   }
   private val prefixProjection = UnsafeProjection.create(fieldsOf(keySchema).take(groupWidth + 1))
 
-  def kindOfKey(key: UnsafeRow): Int = key.getInt(groupWidth)
+  def kindOfKey(key: UnsafeRow): StateRowKind = StateRowKind.of(key.getInt(groupWidth))
   def timeOfKey(key: UnsafeRow): Long = key.getLong(groupWidth + 1)
   def groupOfKey(key: UnsafeRow): UnsafeRow = groupOfKeyProjection(key)
 

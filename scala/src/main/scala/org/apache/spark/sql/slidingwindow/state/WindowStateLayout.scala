@@ -9,12 +9,12 @@ import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructTyp
  * Streaming"; section 3 for batch windows).
  *
  * One key space holds every row of a group, keyed by (group, kind, time):
- *  - [[WindowStateLayout.Partial]]: the frozen partial aggregate of the group's rows at `time`
+ *  - [[StateRowKind.Partial]]: the frozen partial aggregate of the group's rows at `time`
  *    (sliding windows), or of its open window starting at `time` (batch windows, with the
  *    group's stream time as `t1`);
- *  - [[WindowStateLayout.Suffix]]: sliding windows, the front of the group's Two-Stacks queue:
+ *  - [[StateRowKind.Suffix]]: sliding windows, the front of the group's Two-Stacks queue:
  *    at `time`, the aggregate of the partials from `time` to the end of the front;
- *  - [[WindowStateLayout.Meta]]: sliding windows in append mode, at time 0: the aggregate of
+ *  - [[StateRowKind.Meta]]: sliding windows in append mode, at time 0: the aggregate of
  *    the back of the queue, with the last time pushed into the queue as `t1` and the oldest time
  *    of the back as `t2`.
  * Values are `(buffer, t1, t2)`: the aggregation buffer as a struct, so that it is read in place,
@@ -77,8 +77,4 @@ object WindowStateLayout {
     require(StateFormatVersion.supported.contains(version), s"unknown state format version $version")
     new WindowStateLayout(keys, bufferSchema)
   }
-
-  val Partial = 0
-  val Suffix = 1
-  val Meta = 2
 }

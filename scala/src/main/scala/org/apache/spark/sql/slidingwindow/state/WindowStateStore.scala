@@ -22,24 +22,24 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   var rowsRemoved = 0L
 
   /** The value of a row, or null. Valid until the next read. */
-  def get(group: InternalRow, kind: Int, time: Long): UnsafeRow = {
+  def get(group: InternalRow, kind: StateRowKind, time: Long): UnsafeRow = {
     val value = store.get(codec.key(group, kind, time), layout.dataFamily)
     if (value != null) rowsRead += 1
     value
   }
 
-  def put(group: InternalRow, kind: Int, time: Long, value: UnsafeRow): Unit = {
+  def put(group: InternalRow, kind: StateRowKind, time: Long, value: UnsafeRow): Unit = {
     store.put(codec.key(group, kind, time), value, layout.dataFamily)
     rowsWritten += 1
   }
 
-  def remove(group: InternalRow, kind: Int, time: Long): Unit = {
+  def remove(group: InternalRow, kind: StateRowKind, time: Long): Unit = {
     store.remove(codec.key(group, kind, time), layout.dataFamily)
     rowsRemoved += 1
   }
 
   /** A group's rows of `kind` with `from <= time <= to`, in ascending time. */
-  def rows(group: InternalRow, kind: Int, from: Long, to: Long): RowCursor
+  def rows(group: InternalRow, kind: StateRowKind, from: Long, to: Long): RowCursor
 
   /** The group must be visited once the watermark reaches `time`. */
   def schedule(time: Long, group: InternalRow): Unit

@@ -1,0 +1,36 @@
+package org.apache.spark.sql.slidingwindow.state
+
+/**
+ * The kind of a state row: the second part of its (group, kind, time) key
+ * ([[WindowStateLayout]]). The key stores [[id]], which is part of the checkpoint format: the ids
+ * never change, so that checkpoints written by earlier releases keep restarting.
+ */
+sealed abstract class StateRowKind(val id: Int)
+
+object StateRowKind {
+  /**
+   * The frozen partial aggregate of the group's rows at the row's time (sliding windows), or of
+   * its open window starting at the row's time (batch windows, with the group's stream time:
+   * [[WindowStateCodec.streamTime]]).
+   */
+  case object Partial extends StateRowKind(0)
+
+  /**
+   * Sliding windows in append mode: an element of the front of the group's Two-Stacks queue, at
+   * the row's time the aggregate of the partials from that time to the end of the front.
+   */
+  case object Suffix extends StateRowKind(1)
+
+  /**
+   * Sliding windows in append mode, at time 0: the aggregate of the back of the group's queue,
+   * with the last time pushed into the queue ([[WindowStateCodec.lastPushed]]) and the oldest
+   * time of the back ([[WindowStateCodec.backOldest]]).
+   */
+  case object Meta extends StateRowKind(2)
+
+  val all: Seq[StateRowKind] = Seq(Partial, Suffix, Meta)
+
+  /** The kind stored as `id`. */
+  def of(id: Int): StateRowKind =
+    all.find(_.id == id).getOrElse(throw new IllegalArgumentException(s"unknown state row kind $id"))
+}
