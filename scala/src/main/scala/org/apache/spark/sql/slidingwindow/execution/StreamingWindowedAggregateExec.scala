@@ -64,7 +64,7 @@ case class StreamingWindowedAggregateExec(
    * RocksDB keeps a time-ordered index in a column family and the data ordered by time within a
    * group; other providers scan their state.
    */
-  private def ordered: Boolean = WindowStateStore.ordered(conf)
+  private def hasTimeIndex: Boolean = WindowStateStore.hasTimeIndex(conf)
 
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
     eventTimeWatermarkForEviction.exists(newInputWatermark > _)
@@ -73,7 +73,7 @@ case class StreamingWindowedAggregateExec(
       hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
     // Schema format v2 records one column family: the data, not the time index.
     val data = StateStoreColFamilySchema(layout.dataFamily, 0.toShort, layout.keySchema,
-      0.toShort, layout.valueSchema, Some(layout.keyEncoder(ordered)), None)
+      0.toShort, layout.valueSchema, Some(layout.keyEncoder(hasTimeIndex)), None)
     List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
       getStateInfo, hadoopConf, List(data), session.sessionState, stateSchemaVersion))
   }
@@ -94,14 +94,14 @@ case class StreamingWindowedAggregateExec(
     val numWindows = longMetric("numWindowsEmitted")
     val numRead = longMetric("numStateRowsRead")
     val bufferConf = WindowBufferConf(conf)
-    val ordered = this.ordered
+    val hasTimeIndex = this.hasTimeIndex
 
     child.execute().mapPartitionsWithStateStore(
-      getStateInfo, layout.keySchema, layout.valueSchema, layout.keyEncoder(ordered),
+      getStateInfo, layout.keySchema, layout.valueSchema, layout.keyEncoder(hasTimeIndex),
       session.sessionState, Some(session.streams.stateStoreCoordinator),
-      useColumnFamilies = ordered) { (store: StateStore, rows: Iterator[InternalRow]) =>
+      useColumnFamilies = hasTimeIndex) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = WindowStateStore(store, layout, ordered)
+      val state = WindowStateStore(store, layout, hasTimeIndex)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,

@@ -33,7 +33,7 @@ object StreamingQueryLog extends Logging {
       val provider = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
       logInfo(s"Streaming query $query (run ${execution.runId}): $function aggregation with " +
         s"state format version $stateFormatVersion, state store provider $provider")
-      if (!WindowStateStore.ordered(conf)) {
+      if (!WindowStateStore.hasTimeIndex(conf)) {
         logWarning(s"Streaming query $query (run ${execution.runId}): the state store provider " +
           s"$provider has no time index, so the $function aggregation scans every group of its " +
           s"state in every micro-batch that has a watermark, and the cost of a micro-batch " +

@@ -45,9 +45,12 @@ final class WindowStateLayout(keys: Seq[Attribute], val bufferSchema: StructType
     StructField("__t2", LongType, nullable = true)))
   val numBufferFields: Int = bufferSchema.length
 
-  /** RocksDB: ordered by time within (group, kind); others: prefix scans by (group, kind). */
-  def keyEncoder(ordered: Boolean): KeyStateEncoderSpec =
-    if (ordered) TimestampAsPostfixKeyStateEncoderSpec(keySchema)
+  /**
+   * With a time index (RocksDB): ordered by time within (group, kind); others: prefix scans by
+   * (group, kind).
+   */
+  def keyEncoder(hasTimeIndex: Boolean): KeyStateEncoderSpec =
+    if (hasTimeIndex) TimestampAsPostfixKeyStateEncoderSpec(keySchema)
     else PrefixKeyScanStateEncoderSpec(keySchema, groupWidth + 1)
   val dataFamily: String = StateStore.DEFAULT_COL_FAMILY_NAME
 

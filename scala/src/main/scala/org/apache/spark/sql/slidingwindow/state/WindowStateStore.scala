@@ -58,11 +58,12 @@ object WindowStateStore {
   val rocksDbProvider: String = classOf[RocksDBStateStoreProvider].getName
 
   /**
-   * Whether the state is kept in time order with a time index: RocksDB keeps a time-ordered
-   * index in a column family and the data ordered by time within a group; other providers scan.
+   * Whether the state has a time index: RocksDB keeps a time-ordered index in a column family
+   * and the data ordered by time within a group; other providers scan.
    */
-  def ordered(conf: SQLConf): Boolean = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) == rocksDbProvider
+  def hasTimeIndex(conf: SQLConf): Boolean =
+    conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) == rocksDbProvider
 
-  def apply(store: StateStore, layout: WindowStateLayout, ordered: Boolean): WindowStateStore =
-    if (ordered) new IndexedWindowStateStore(store, layout) else new ScanningWindowStateStore(store, layout)
+  def apply(store: StateStore, layout: WindowStateLayout, hasTimeIndex: Boolean): WindowStateStore =
+    if (hasTimeIndex) new IndexedWindowStateStore(store, layout) else new ScanningWindowStateStore(store, layout)
 }
