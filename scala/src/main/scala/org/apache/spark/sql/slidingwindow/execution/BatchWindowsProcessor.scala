@@ -68,7 +68,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
         if (rows.next()) {
           closed += rows.time
           if (appendMode) {
-            windows.resume(codec.t1(rows.value).get, rows.time, codec.buffer(rows.value))
+            windows.resume(codec.streamTime(rows.value), rows.time, codec.buffer(rows.value))
             windows.finish(sink)
           }
           true
@@ -113,7 +113,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
     val rows = state.rows(group, Partial, Long.MinValue, Long.MaxValue)
     try {
       if (rows.next()) {
-        windows.resume(codec.t1(rows.value).get, rows.time, codec.buffer(rows.value))
+        windows.resume(codec.streamTime(rows.value), rows.time, codec.buffer(rows.value))
         Some(rows.time)
       } else {
         windows.reset()
@@ -131,7 +131,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
       state.unschedule(old + sizeMicros, group)
     }
     state.put(group, Partial, start,
-      codec.value(buffers.freeze(windows.openAggregate), windows.streamTime))
+      codec.windowValue(buffers.freeze(windows.openAggregate), windows.streamTime.get))
     if (!stored.contains(start)) state.schedule(start + sizeMicros, group)
   }
 }

@@ -82,7 +82,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
       partial.begin(grouped.next())
       while (grouped.hasNext && grouped.head.getLong(timeOrdinal) == t) partial.add(grouped.next())
       val stored = state.get(group, Partial, t)
-      state.put(group, Partial, t, codec.value(
+      state.put(group, Partial, t, codec.partialValue(
         if (stored == null) partial.result else buffers.mergePartials(codec.buffer(stored), partial.result)))
       if (!any) { first = t; any = true }
       if (!appendMode) {
@@ -137,8 +137,8 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
    */
   private final class Visit(group: UnsafeRow, watermark: Long) extends StepWork {
     private val meta = Option(state.get(group, Meta, 0L)).map(_.copy())
-    private val lastPushed = meta.flatMap(codec.t1)
-    private val backOldest = meta.flatMap(codec.t2)
+    private val lastPushed = meta.flatMap(codec.lastPushed)
+    private val backOldest = meta.flatMap(codec.backOldest)
     // Every window left open after this visit starts after watermark - S.
     private val expiresBefore = expiryTime(watermark)
 
@@ -212,9 +212,9 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
         case None =>
           if (meta.isDefined) state.remove(group, Meta, 0L) // nothing of the group is left
         case Some(time) =>
-          if (pushed.isDefined) {
-            state.put(group, Meta, 0L, codec.value(buffers.freeze(storedQueue.backAggregateBuffer),
-              pushed, storedQueue.backOldestTime))
+          pushed.foreach { last =>
+            state.put(group, Meta, 0L, codec.metaValue(buffers.freeze(storedQueue.backAggregateBuffer),
+              last, storedQueue.backOldestTime))
           }
           state.schedule(time, group)
       }

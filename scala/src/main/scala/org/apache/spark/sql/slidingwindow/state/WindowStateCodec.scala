@@ -5,7 +5,13 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, CreateStruct, 
 import org.apache.spark.sql.slidingwindow.aggregation.ConcatRow
 import org.apache.spark.sql.types.{IntegerType, LongType, StructType}
 
-/** Keys and values of a [[WindowStateLayout]]. Every row it returns is reused by the next call. */
+/**
+ * Keys and values of a [[WindowStateLayout]]. Every row it returns is reused by the next call.
+ *
+ * A value is a buffer and two optional times, whose meaning depends on the row's kind: values
+ * are built by kind ([[partialValue]], [[windowValue]], [[metaValue]]) and their times read by
+ * what they hold ([[streamTime]], [[lastPushed]], [[backOldest]]).
+ */
 final class WindowStateCodec(layout: WindowStateLayout) {
   import layout._
 
@@ -47,8 +53,34 @@ final class WindowStateCodec(layout: WindowStateLayout) {
   def timeOfKey(key: UnsafeRow): Long = key.getLong(groupWidth + 1)
   def groupOfKey(key: UnsafeRow): UnsafeRow = groupOfKeyProjection(key)
 
-  /** A value of a buffer and two optional times (None: null). */
-  def value(buffer: InternalRow, t1: Option[Long] = None, t2: Option[Long] = None): UnsafeRow = {
+  /**
+   * A value of a [[StateRowKind.Partial]] row of sliding windows, or of a [[StateRowKind.Suffix]]
+   * row: the buffer alone.
+   */
+  def partialValue(buffer: InternalRow): UnsafeRow = value(buffer, None, None)
+
+  /** A value of a [[StateRowKind.Partial]] row of batch windows: the open window's buffer. */
+  def windowValue(buffer: InternalRow, streamTime: Long): UnsafeRow = value(buffer, Some(streamTime), None)
+
+  /** A value of a [[StateRowKind.Meta]] row: the aggregate of the back of the group's queue. */
+  def metaValue(buffer: InternalRow, lastPushed: Long, backOldest: Option[Long]): UnsafeRow =
+    value(buffer, Some(lastPushed), backOldest)
+
+  /** The buffer of a value, read in place. */
+  def buffer(value: UnsafeRow): UnsafeRow = value.getStruct(0, numBufferFields)
+
+  /** Of a batch window's [[StateRowKind.Partial]] row: the group's stream time. */
+  def streamTime(value: UnsafeRow): Long = timeAt(value, 1).get
+
+  /** Of a [[StateRowKind.Meta]] row: the last time pushed into the group's queue. */
+  def lastPushed(value: UnsafeRow): Option[Long] = timeAt(value, 1)
+
+  /** Of a [[StateRowKind.Meta]] row: the oldest time of the back of the queue, none if it is empty. */
+  def backOldest(value: UnsafeRow): Option[Long] = timeAt(value, 2)
+
+  // The schema names the two times `__t1` and `__t2` (part of the checkpoint format); what they
+  // hold depends on the row's kind, so they are read and written only through the methods above.
+  private def value(buffer: InternalRow, t1: Option[Long], t2: Option[Long]): UnsafeRow = {
     setOrNull(0, t1)
     setOrNull(1, t2)
     valueProjection(valueInput(buffer, times))
@@ -57,10 +89,8 @@ final class WindowStateCodec(layout: WindowStateLayout) {
   private def setOrNull(i: Int, t: Option[Long]): Unit =
     if (t.isDefined) times.setLong(i, t.get) else times.setNullAt(i)
 
-  /** The buffer of a value, read in place. */
-  def buffer(value: UnsafeRow): UnsafeRow = value.getStruct(0, numBufferFields)
-  def t1(value: UnsafeRow): Option[Long] = if (value.isNullAt(1)) None else Some(value.getLong(1))
-  def t2(value: UnsafeRow): Option[Long] = if (value.isNullAt(2)) None else Some(value.getLong(2))
+  private def timeAt(value: UnsafeRow, ordinal: Int): Option[Long] =
+    if (value.isNullAt(ordinal)) None else Some(value.getLong(ordinal))
 
   def indexKey(time: Long, group: InternalRow): UnsafeRow = {
     indexTime.setLong(0, time)

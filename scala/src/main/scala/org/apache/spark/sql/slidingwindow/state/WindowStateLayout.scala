@@ -11,14 +11,16 @@ import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructTyp
  * One key space holds every row of a group, keyed by (group, kind, time):
  *  - [[StateRowKind.Partial]]: the frozen partial aggregate of the group's rows at `time`
  *    (sliding windows), or of its open window starting at `time` (batch windows, with the
- *    group's stream time as `t1`);
+ *    group's stream time);
  *  - [[StateRowKind.Suffix]]: sliding windows, the front of the group's Two-Stacks queue:
  *    at `time`, the aggregate of the partials from `time` to the end of the front;
  *  - [[StateRowKind.Meta]]: sliding windows in append mode, at time 0: the aggregate of
- *    the back of the queue, with the last time pushed into the queue as `t1` and the oldest time
- *    of the back as `t2`.
- * Values are `(buffer, t1, t2)`: the aggregation buffer as a struct, so that it is read in place,
- * and two optional times.
+ *    the back of the queue, with the last time pushed into the queue and the oldest time of the
+ *    back.
+ * Values are `(__buffer, __t1, __t2)`: the aggregation buffer as a struct, so that it is read in
+ * place, and two optional times, which hold what the row's kind says ([[WindowStateCodec]]):
+ * `__t1` the stream time (batch windows' Partial) or the last time pushed (Meta), `__t2` the
+ * oldest time of the back (Meta). The key stores the kind's id ([[StateRowKind]]).
  *
  * With RocksDB, keys are ordered by time within (group, kind), so a range of a group's rows is
  * read by range scan; other providers read a group by prefix scan. RocksDB also keeps the
