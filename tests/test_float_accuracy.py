@@ -145,7 +145,7 @@ def test_statistical_aggregates_are_as_accurate_as_group_by(spark, scenario):
     assert not too_large, f"{scenario}: " + "; ".join(too_large)
 
 
-if __name__ == "__main__":  # prints the table of docs/semantics.md (make setup first)
+if __name__ == "__main__":  # prints the figures (docs/user-guide.md, "Floating-point results")
     import sys
 
     from pyspark.sql import SparkSession
@@ -160,4 +160,4 @@ if __name__ == "__main__":  # prints the table of docs/semantics.md (make setup 
         print(f"## {scenario}")
         for name, (ours, grouped) in measure(session, SCENARIOS[scenario](random.Random(15))).items():
             (om, ox), (gm, gx) = _summary(ours), _summary(grouped)
-            print(f"| {name} | {om:.1e} | {ox:.1e} | {gm:.1e} | {gx:.1e} |")
+            print(f"{name}: median {om:.1e} max {ox:.1e} | GROUP BY median {gm:.1e} max {gx:.1e}")
