@@ -91,3 +91,94 @@ def batch_windows(
             start = (stream_time // size) * size
             result.setdefault((k, start, start + size), []).append(r)
     return result
+
+
+class ExactMoments:
+    """Exact sums of (y, x) pairs (doubles, taken at their exact binary values) over any
+    contiguous range of a sequence, from prefix sums of `fractions.Fraction`s: the reference for
+    the floating-point aggregates, each computed once from exact moments and rounded once.
+
+    `statistic(name, lo, hi)` evaluates Spark's statistical aggregates over pairs[lo:hi] (pairs
+    with a null are skipped, as Spark skips them), with Spark's definitions: `y` is the
+    dependent variable (the first argument of regr_* and covar_*). Returns None where Spark returns
+    null or NaN (no pair, a zero variance in a ratio, n = 1 for sample statistics).
+    """
+
+    NAMES = ("avg", "var_samp", "var_pop", "stddev_samp", "stddev_pop", "covar_samp",
+             "covar_pop", "corr", "regr_slope", "regr_intercept", "regr_r2", "regr_sxx",
+             "regr_syy", "regr_sxy", "regr_avgx", "regr_avgy")
+
+    def __init__(self, pairs: Sequence[Tuple[Optional[float], Optional[float]]]):
+        from fractions import Fraction
+
+        zero = Fraction(0)
+        # Prefix sums: pairs n, sx, sy, sxx, syy, sxy; then y alone (rows with a non-null y,
+        # for avg and the single-column statistics): ny, sy1, syy1.
+        sums = [0, zero, zero, zero, zero, zero, 0, zero, zero]
+        self._prefix = [tuple(sums)]
+        for y, x in pairs:
+            if y is not None:
+                fy = Fraction(y)
+                sums[6] += 1
+                sums[7] += fy
+                sums[8] += fy * fy
+                if x is not None:
+                    fx = Fraction(x)
+                    sums[0] += 1
+                    sums[1] += fx
+                    sums[2] += fy
+                    sums[3] += fx * fx
+                    sums[4] += fy * fy
+                    sums[5] += fx * fy
+            self._prefix.append(tuple(sums))
+
+    def _sums(self, lo: int, hi: int):
+        return tuple(b - a for a, b in zip(self._prefix[lo], self._prefix[hi]))
+
+    def statistic(self, name: str, lo: int, hi: int) -> Optional[float]:
+        import math
+
+        n, sx, sy, sxx, syy, sxy, ny, sy1, syy1 = self._sums(lo, hi)
+        if name in ("avg", "var_samp", "var_pop", "stddev_samp", "stddev_pop"):
+            if ny == 0:
+                return None
+            m2 = syy1 - sy1 * sy1 / ny  # the single-column statistics are of y
+            if name == "avg":
+                return float(sy1 / ny)
+            if name.endswith("_samp") and ny == 1:
+                return None
+            var = m2 / (ny - 1 if name.endswith("_samp") else ny)
+            return float(var) if name.startswith("var") else math.sqrt(float(var))
+        if n == 0:
+            return None
+        cxx = sxx - sx * sx / n
+        cyy = syy - sy * sy / n
+        cxy = sxy - sx * sy / n
+        if name == "covar_pop":
+            return float(cxy / n)
+        if name == "covar_samp":
+            return None if n == 1 else float(cxy / (n - 1))
+        if name == "regr_sxx":
+            return float(cxx)
+        if name == "regr_syy":
+            return float(cyy)
+        if name == "regr_sxy":
+            return float(cxy)
+        if name == "regr_avgx":
+            return float(sx / n)
+        if name == "regr_avgy":
+            return float(sy / n)
+        if name == "corr":
+            if cxx == 0 or cyy == 0:
+                return None
+            r2 = cxy * cxy / (cxx * cyy)
+            return math.copysign(math.sqrt(float(r2)), float(cxy))
+        if name == "regr_slope":
+            return None if cxx == 0 else float(cxy / cxx)
+        if name == "regr_intercept":
+            return None if cxx == 0 else float((sy - cxy / cxx * sx) / n)
+        if name == "regr_r2":
+            if cxx == 0:
+                return None
+            return 1.0 if cyy == 0 else float(cxy * cxy / (cxx * cyy))
+        raise ValueError(name)

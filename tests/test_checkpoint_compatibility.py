@@ -18,7 +18,7 @@ from error_conditions import assert_condition, run_time_cause
 from reference import sliding_windows
 from streaming_harness import (BASE, HDFS, QUERY_TIMEOUT, SEC, read_stream, run_query, state_store,
                                write_files)
-from windows_util import window_micros
+from windows_util import find_node, window_micros
 
 RECORD = os.path.join("state", "1000", "_sliding_window_agg", "operator.json")
 
@@ -201,14 +201,3 @@ def test_a_running_query_shows_its_state_format_version(spark, tmp_path):
     block = operator.verboseStringWithOperatorId()
     assert "State format version: 1" in block and "Output mode: Append" in block, block
     assert "Window: sliding_window(ts#" in block, block
-
-
-def find_node(plan, name):
-    if plan.nodeName() == name:
-        return plan
-    children = plan.children()
-    for i in range(children.size()):
-        found = find_node(children.apply(i), name)
-        if found is not None:
-            return found
-    return None

@@ -123,7 +123,9 @@ def test_executor_killed_in_a_micro_batch(tmp_path):
     got_report = json.loads(report.read_text())
     assert len(got_report["executors_before"]) == 2 and first["executor"] in got_report["executors_before"]
     lost = [e for e in got_report["executors"] if e["id"] == first["executor"]]
-    assert lost and not lost[0]["active"] and lost[0]["removed"] and lost[0]["failed_tasks"] >= 1
+    # Spark's executor summary does not always count the task lost with the executor as one of
+    # its failed tasks (seen 0 and 1): the retry above is the evidence that it failed there.
+    assert lost and not lost[0]["active"] and lost[0]["removed"]
     assert any(e["active"] for e in got_report["executors"])
 
     # Every window of the reference, each exactly once, with exact values.

@@ -8,7 +8,7 @@ from pyspark.sql.types import StructType, TimestampNTZType, TimestampType
 
 import sliding_window_agg as swa
 from reference import sliding_windows
-from windows_util import events_df, reference_windows, rows_by_window, window_micros
+from windows_util import events_df, find_node, reference_windows, rows_by_window, window_micros
 
 # SPEC section 2, units of one micro-second: rows A@10 B@14 C@17 D@25 E@31, S = 10.
 SPEC_ROWS = [(0, "g", 10, 1, 1), (0, "g", 14, 2, 2), (0, "g", 17, 3, 3), (0, "g", 25, 4, 4),
@@ -217,17 +217,6 @@ def test_explain_formatted_shows_window_keys_and_functions(spark):
     assert lines[5].startswith("Results [3]: [k#")
 
 
-def _find_node(plan, name):
-    if plan.nodeName() == name:
-        return plan
-    children = plan.children()
-    for i in range(children.size()):
-        found = _find_node(children.apply(i), name)
-        if found is not None:
-            return found
-    return None
-
-
 def test_sql_metrics(spark):
     events = SPEC_ROWS + [(0, "h", 12, 7, 9), (0, "h", 12, 8, 10), (0, "h", None, 8, 11)]
     spark.conf.set("spark.sql.adaptive.enabled", "false")  # metrics read from the plan tree
@@ -236,7 +225,7 @@ def test_sql_metrics(spark):
         assert len(df.collect()) == 9
     finally:
         spark.conf.unset("spark.sql.adaptive.enabled")
-    node = _find_node(df._jdf.queryExecution().executedPlan(), "SlidingWindowAggregate")
+    node = find_node(df._jdf.queryExecution().executedPlan(), "SlidingWindowAggregate")
     assert node is not None
     metrics = node.metrics()
     assert metrics.apply("numOutputRows").value() == 9

@@ -46,3 +46,15 @@ def rows_by_window(rows: Sequence, key_fields: Sequence[str]) -> dict:
         assert k not in out, f"window produced twice: {k}"
         out[k] = r
     return out
+
+
+def find_node(plan, name: str):
+    """The first node named `name` in a Java SparkPlan tree (through py4j), or None."""
+    if plan.nodeName() == name:
+        return plan
+    children = plan.children()
+    for i in range(children.size()):
+        found = find_node(children.apply(i), name)
+        if found is not None:
+            return found
+    return None

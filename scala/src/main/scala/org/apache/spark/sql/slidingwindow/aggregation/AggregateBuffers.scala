@@ -3,7 +3,7 @@ package org.apache.spark.sql.slidingwindow.aggregation
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BasePredicate, BindReferences, BoundReference, EmptyRow, Expression, GenericInternalRow, If, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.types.{DataType, DoubleType, FloatType}
 
 /**
  * Initialise, update, merge and evaluate the aggregation buffer of any mix of Catalyst aggregate
@@ -64,6 +64,15 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
    * decimal); otherwise SpecificInternalRows, which can also hold JVM objects.
    */
   val unsafeBuffers: Boolean = declarative && bufferTypes.forall(UnsafeRow.isMutable)
+
+  /**
+   * Whether a queue of partials should build its aggregates from balanced merges
+   * ([[MergeCounter]]) rather than one partial at a time: when a buffer holds a floating-point
+   * value, whose merges round (the order of exact merges does not matter), and every buffer has a
+   * fixed width, so the counter's few partials in memory stay small.
+   */
+  val balancedMerges: Boolean =
+    unsafeBuffers && bufferTypes.exists(t => t == DoubleType || t == FloatType)
 
   private def declarativeOr(noOp: AggregateFunction => Seq[Expression])(
       pick: DeclarativeAggregate => Seq[Expression]) =

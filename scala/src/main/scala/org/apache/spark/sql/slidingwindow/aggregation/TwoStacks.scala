@@ -16,13 +16,28 @@ import org.apache.spark.sql.catalyst.InternalRow
  * Merges always keep time order (older on the left), so order-sensitive aggregates such as
  * collect_list, first and last see their rows oldest first. Where the elements live is up to the
  * two stacks ([[RowStack]]: compact, bounded memory).
+ *
+ * With `balanced` (buffers whose merges round, [[AggregateBuffers.balancedMerges]]), the back's
+ * aggregate and the front's suffixes are built by [[MergeCounter]]s, from balanced merges, instead
+ * of one element at a time: the same aggregates, two merges per element amortized instead of one,
+ * with rounding errors that do not grow with the number of elements.
  */
-final class TwoStacks(buffers: AggregateBuffers, front: PartialStack, back: PartialStack)
+final class TwoStacks(
+    buffers: AggregateBuffers,
+    front: PartialStack,
+    back: PartialStack,
+    balanced: Boolean)
   extends WindowContents {
 
-  // The aggregate of the back's elements (a working buffer), and the time of its oldest one. The
-  // back stack itself is only read by a flip (a stack kept in a state store loads it then).
+  def this(buffers: AggregateBuffers, front: PartialStack, back: PartialStack) =
+    this(buffers, front, back, buffers.balancedMerges)
+
+  // The aggregate of the back's elements (a working buffer, or with `balanced`, the back counter's
+  // total), and the time of its oldest one. The back stack itself is only read by a flip (a stack
+  // kept in a state store loads it then).
   private val backAggregate: InternalRow = buffers.newBuffer()
+  private val backCounter = if (balanced) new MergeCounter(buffers, newerLast = true) else null
+  private val flipCounter = if (balanced) new MergeCounter(buffers, newerLast = false) else null
   private var backOldest = 0L
   private var backHasElements = false
 
@@ -35,7 +50,7 @@ final class TwoStacks(buffers: AggregateBuffers, front: PartialStack, back: Part
       backHasElements = true
     }
     back.push(time, partial)
-    buffers.merge(backAggregate, partial)
+    if (balanced) backCounter.add(partial) else buffers.merge(backAggregate, partial)
   }
 
   /** Removes every element older than `time`. */
@@ -52,27 +67,42 @@ final class TwoStacks(buffers: AggregateBuffers, front: PartialStack, back: Part
     }
   }
 
-  /** Moves the back into the empty front, newest first: suffix(e) = e, then suffix(next). */
+  /**
+   * Moves the back into the empty front, newest first: suffix(e) = e, then suffix(next) (with
+   * `balanced`, the flip counter's total after adding e).
+   */
   private def flip(): Unit = {
     while (!back.isEmpty) {
       val partial = back.top
-      front.push(back.topTime, if (front.isEmpty) partial else buffers.mergePartials(partial, front.top))
+      val suffix =
+        if (balanced) flipCounter.add(partial)
+        else if (front.isEmpty) partial
+        else buffers.mergePartials(partial, front.top)
+      front.push(back.topTime, suffix)
       back.pop()
     }
-    buffers.initialize(backAggregate)
+    if (balanced) flipCounter.clear()
+    resetBack()
+  }
+
+  private def resetBack(): Unit = {
+    if (balanced) backCounter.clear() else buffers.initialize(backAggregate)
     backHasElements = false
   }
 
+  /** The aggregate of the back's elements (the empty aggregate when there are none). */
+  private def backTotal: InternalRow =
+    if (balanced && backHasElements) backCounter.total else backAggregate
+
   /** The front's top and the back's aggregate (an empty queue: the empty back aggregate). */
   override def aggregate(parts: AggregateParts): Unit =
-    if (front.isEmpty) parts.set(null, backAggregate)
-    else parts.set(front.top, if (backHasElements) backAggregate else null)
+    if (front.isEmpty) parts.set(null, backTotal)
+    else parts.set(front.top, if (backHasElements) backTotal else null)
 
   def clear(): Unit = {
     front.clear()
     back.clear()
-    buffers.initialize(backAggregate)
-    backHasElements = false
+    resetBack()
   }
 
   /**
@@ -80,7 +110,7 @@ final class TwoStacks(buffers: AggregateBuffers, front: PartialStack, back: Part
    * back's elements (a frozen partial) and the time of the oldest one, when the back has some.
    */
   def restoreBack(aggregate: InternalRow, oldest: Long): Unit = {
-    buffers.assign(backAggregate, aggregate)
+    if (balanced) backCounter.restart(aggregate) else buffers.assign(backAggregate, aggregate)
     backOldest = oldest
     backHasElements = true
   }
@@ -88,8 +118,8 @@ final class TwoStacks(buffers: AggregateBuffers, front: PartialStack, back: Part
   /** The time of the back's oldest element, if the back has some. */
   def backOldestTime: Option[Long] = if (backHasElements) Some(backOldest) else None
 
-  /** The aggregate of the back's elements: a working buffer, valid until the queue changes. */
-  def backAggregateBuffer: InternalRow = backAggregate
+  /** The aggregate of the back's elements: valid until the queue changes. */
+  def backAggregateBuffer: InternalRow = backTotal
 }
 
 object TwoStacks {

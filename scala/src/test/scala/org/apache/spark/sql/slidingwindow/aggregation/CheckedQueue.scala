@@ -10,13 +10,19 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
  * Test fixture (not a suite): a Two-Stacks queue next to a plain FIFO model of the (time, rows)
  * elements it should hold; `check` compares the queue's aggregate, evaluated by the buffers and
  * as the output row of a window, with the brute-force aggregate of the model's rows, oldest time
- * first (so collect_list, first and last check merge order).
+ * first (so collect_list, first and last check merge order). `balanced` makes the queue build its
+ * aggregates with balanced merges ([[MergeCounter]]) whatever the buffers' types; by default the
+ * buffers decide.
  */
-class CheckedQueue(val set: AggregateSet, conf: WindowBufferConf = WindowBufferConf.default) {
+class CheckedQueue(
+    val set: AggregateSet,
+    conf: WindowBufferConf = WindowBufferConf.default,
+    balanced: Option[Boolean] = None) {
   val buffers: AggregateBuffers = set.buffers()
   val front: RowStack = conf.newStack(buffers.numBufferFields)
   val back: RowStack = conf.newStack(buffers.numBufferFields)
-  val queue = new TwoStacks(buffers, front, back)
+  val queue = new TwoStacks(buffers, front, back, balanced.getOrElse(buffers.balancedMerges))
+  val balancedMerges: Boolean = balanced.getOrElse(buffers.balancedMerges)
   val model = mutable.Queue.empty[(Long, Seq[Row])]
   private var nextId = 0
 

@@ -11,20 +11,25 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
  * Two-Stacks against a plain FIFO model: after every push, eviction and clear, the queue's
  * aggregate equals the brute-force aggregate of the rows still in the model, oldest time first
  * (so collect_list, first and last also check the merge order across flips). Every test runs
- * with typed aggregates (general path) and declarative ones (generated fast paths), and with
- * stacks in memory or with tiny chunks and no memory (everything spills to disk).
+ * with typed aggregates (general path) and declarative ones (generated fast paths, with the
+ * aggregates built one element at a time or by balanced merges), and with stacks in memory or
+ * with tiny chunks and no memory (everything spills to disk).
  */
 class TwoStacksSuite {
 
   private val confs = Seq(WindowBufferConf.default, WindowBufferConf(64, 0L), WindowBufferConf(100, 400L))
 
+  // Every aggregate set with its default queue, and the declarative one with balanced merges too.
+  private val variants: Seq[(AggregateSet, Option[Boolean])] =
+    aggregateSets.map((_, None)) :+ ((declarativeSet, Some(true)))
+
   private def forEachQueue(f: CheckedQueue => Unit): Unit =
-    for (set <- aggregateSets; conf <- confs) {
-      val c = new CheckedQueue(set, conf)
+    for ((set, balanced) <- variants; conf <- confs) {
+      val c = new CheckedQueue(set, conf, balanced)
       try f(c) finally c.close()
     }
 
-  private def name(c: CheckedQueue) = s"${c.set.name}"
+  private def name(c: CheckedQueue) = s"${c.set.name}${if (c.balancedMerges) ", balanced" else ""}"
 
   @Test def emptyQueue(): Unit = forEachQueue { c =>
     c.check("new queue")
@@ -98,8 +103,8 @@ class TwoStacksSuite {
   @Test def largeWindowSpillsAndComesBack(): Unit = {
     // 10,000 partials in one window with 4 KB of memory: most chunks of both stacks go to disk,
     // and a window sliding over them reads them back in order.
-    for (set <- aggregateSets) {
-      val c = new CheckedQueue(set, WindowBufferConf(512, 4096))
+    for ((set, balanced) <- variants) {
+      val c = new CheckedQueue(set, WindowBufferConf(512, 4096), balanced)
       (0 until 10000).foreach(t => c.push(t, Seq(Some(t.toLong))))
       c.check("10,000 partials")
       assertTrue(c.back.spilledBytes > 0)
