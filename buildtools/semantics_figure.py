@@ -1,6 +1,6 @@
 """The figure of docs/semantics.md, drawn from what the extension really computes.
 
-Runs the real ``sliding_window`` query on the SPEC's example (rows A@10 B@14 C@17 D@25 E@31,
+Runs the real ``sliding_window`` query on the contract's example (rows A@10 B@14 C@17 D@25 E@31,
 size 10, in microseconds so that the unit is 1) and renders its windows as an SVG, written to
 ``docs/img/spec-example-windows.svg``. ``tests/test_docs_figure.py`` renders it again and
 compares it with the committed file, so the figure cannot drift from the implementation.

@@ -1,6 +1,6 @@
-"""The streaming harness of batch windows (SPEC section 3): a brute-force simulation written from
-the spec, the query the suites run and its checks, over the file-source harness of
-streaming_harness.py.
+"""The streaming harness of batch windows (docs/contract.md, "Batch windows"): a brute-force
+simulation written from the spec, the query the suites run and its checks, over the file-source
+harness of streaming_harness.py.
 
 The simulation, per group: at the start of each micro-batch, windows whose end the batch's
 watermark has reached are closed; then the group's rows of the batch are applied in time order,

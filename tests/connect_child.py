@@ -1,5 +1,6 @@
 """A Spark Connect client (its own process: a Connect session switches pyspark.sql.functions to
-Connect mode for the whole process) running window functions on SPEC §2's rows.
+Connect mode for the whole process) running window functions on the rows of the
+contract's example (docs/contract.md).
 
 Usage: python connect_child.py URL SIZE FUNCTION...
 URL is sc://host:port (a running server), or local[n] for the in-process server that

@@ -1,5 +1,6 @@
 """Shared by the deployment tests (spark-sql CLI, spark-submit, Spark Connect): the Spark that
-pyspark ships and SPEC §2's example, in microseconds so it is exactly the SPEC's table."""
+pyspark ships and the contract's (docs/contract.md) example, in microseconds so it is exactly the
+contract's table."""
 from __future__ import annotations
 
 import os
@@ -9,7 +10,8 @@ import pytest
 
 SPARK_HOME = os.path.dirname(os.path.abspath(__import__("pyspark").__file__))
 
-# SPEC §2: rows A@10 B@14 C@17 D@25 E@31, size 10 (here microseconds), one group.
+# docs/contract.md, "Sliding windows": rows A@10 B@14 C@17 D@25 E@31, size 10 (here microseconds),
+# one group.
 SPEC_ROWS = [("A", 10), ("B", 14), ("C", 17), ("D", 25), ("E", 31)]
 SPEC_SIZE = "10 microseconds"
 # Window start, end (microseconds), row count, ids in the window.
@@ -24,7 +26,7 @@ SPEC_SLIDING = [
     (26, 36, 1, "E"),
 ]
 
-# sliding_window(ts, size) over the SPEC rows, as the window bounds in microseconds.
+# sliding_window(ts, size) over the contract example rows, as the window bounds in microseconds.
 SPEC_SQL = (
     "SELECT unix_micros(w.start) AS s, unix_micros(w.end) AS e, n, ids FROM ("
     f" SELECT sliding_window(ts, '{SPEC_SIZE}') AS w, count(*) AS n,"

@@ -1,6 +1,6 @@
-"""Brute-force references for sliding windows (SPEC section 2) and batch windows (section 3),
-written from the spec, independent of the implementation (no sweep, no queue: every window is
-found and filled by direct enumeration).
+"""Brute-force references for sliding windows (docs/contract.md, "Sliding windows") and batch
+windows ("Batch windows"), written from the spec, independent of the implementation (no sweep, no
+queue: every window is found and filled by direct enumeration).
 
 Times are integers in microseconds, the timestamp unit.
 """
@@ -44,7 +44,7 @@ def sliding_windows(
 
 
 def distinct_row_sets(times: Sequence[int], size: int) -> set:
-    """The SPEC's equivalent definition, by exhaustion over every interval [a, a + size] that
+    """The contract's equivalent definition, by exhaustion over every interval [a, a + size] that
     can hold a row: the distinct non-empty sets of (indexes of) rows it holds."""
     if not times:
         return set()
@@ -63,8 +63,9 @@ def batch_windows(
     time: Callable[[Any], Any],
     order: Optional[Callable[[Any], Any]] = None,
 ) -> Dict[Window, List[Any]]:
-    """Every batch window (SPEC section 3) of a batch query, with the rows it holds, in the order
-    they were applied. Windows are (key, start, end) with start inclusive, end exclusive.
+    """Every batch window (docs/contract.md, "Batch windows") of a batch query, with the rows it
+    holds, in the order they were applied. Windows are (key, start, end) with start inclusive, end
+    exclusive.
 
     - rows with a null time belong to no window; a null key is a group of its own;
     - a group's rows are applied in time order, or by `order` when given (null first, ties by

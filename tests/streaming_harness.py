@@ -1,5 +1,5 @@
-"""The streaming test harness: sliding windows in Structured Streaming (SPEC section 2, "In
-Structured Streaming") checked differentially against the brute-force batch reference
+"""The streaming test harness: sliding windows in Structured Streaming (docs/contract.md, "Sliding
+windows in Structured Streaming") checked differentially against the brute-force batch reference
 (tests/reference.py). The streaming test suites (sliding windows, batch windows, checkpoint
 fixtures) share it; the pytest fixtures built on it are in conftest.py.
 

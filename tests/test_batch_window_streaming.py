@@ -1,6 +1,6 @@
-"""Batch windows in Structured Streaming (SPEC section 3), checked differentially against the
-brute-force simulation of batch_window_harness.py, over random streams with late rows split
-into random micro-batches (the file-source harness of streaming_harness.py: one file per
+"""Batch windows in Structured Streaming (docs/contract.md, "Batch windows"), checked differentially
+against the brute-force simulation of batch_window_harness.py, over random streams with late rows
+split into random micro-batches (the file-source harness of streaming_harness.py: one file per
 micro-batch, availableNow, the micro-batches Spark ran read back from its progress reports).
 """
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """The figure of docs/semantics.md is what the extension computes: regenerating it from a real
-query gives the committed SVG byte for byte, and the query gives the SPEC's table."""
+query gives the committed SVG byte for byte, and the query gives the contract's table."""
 from __future__ import annotations
 
 import os
 
 from buildtools import semantics_figure as fig
 
-# SPEC section 2: the example's windows and the rows each holds.
+# docs/contract.md, "Sliding windows": the example's windows and the rows each holds.
 SPEC_TABLE = [
     (0, 10, ("A",)), (4, 14, ("A", "B")), (7, 17, ("A", "B", "C")), (11, 21, ("B", "C")),
     (15, 25, ("C", "D")), (18, 28, ("D",)), (21, 31, ("D", "E")), (26, 36, ("E",)),

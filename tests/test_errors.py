@@ -1,7 +1,7 @@
-"""Every error of SPEC section 4: an AnalysisException at analysis time naming what to change,
-or a clear error for what can only be seen at run time. Each one has its error condition
-(`getCondition()`) and SQLSTATE (`getSqlState()`) from the extension's conditions file; the
-tests check those, and the message only where the spec says what it names."""
+"""Every error of docs/contract.md, "Bad input": an AnalysisException at analysis time naming what
+to change, or a clear error for what can only be seen at run time. Each one has its error condition
+(`getCondition()`) and SQLSTATE (`getSqlState()`) from the extension's conditions file; the tests
+check those, and the message only where the spec says what it names."""
 from __future__ import annotations
 
 import os

@@ -1,4 +1,4 @@
-"""Sliding windows in batch queries: the SPEC example, SQL and DataFrame forms, aggregates of
+"""Sliding windows in batch queries: the contract's example, SQL and DataFrame forms, aggregates of
 every kind, timestamp types, grouping shapes and the plan (explain, metrics)."""
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import sliding_window_agg as swa
 from reference import sliding_windows
 from windows_util import events_df, find_node, reference_windows, rows_by_window, window_micros
 
-# SPEC section 2, units of one micro-second: rows A@10 B@14 C@17 D@25 E@31, S = 10.
+# docs/contract.md, "Sliding windows", in units of one micro-second: rows A@10 B@14 C@17 D@25
+# E@31, S = 10.
 SPEC_ROWS = [(0, "g", 10, 1, 1), (0, "g", 14, 2, 2), (0, "g", 17, 3, 3), (0, "g", 25, 4, 4),
              (0, "g", 31, 5, 5)]
 SPEC_TABLE = [  # window, rows (as values: A=1 ... E=5)

@@ -78,7 +78,7 @@ def test_random_inputs_match_reference(spark, size_text):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_windows_are_the_distinct_row_sets(spark, seed):
-    """The SPEC's equivalent definition: one window per distinct non-empty set of rows that an
+    """The contract's equivalent definition: one window per distinct non-empty set of rows that an
     interval [a, a + S] can hold, checked by exhaustion on small ranges."""
     rng = random.Random(seed)
     size = rng.randint(1, 6)

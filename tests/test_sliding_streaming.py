@@ -1,7 +1,7 @@
-"""Sliding windows in Structured Streaming (SPEC section 2, "In Structured Streaming"), checked
-differentially against the brute-force batch reference (tests/reference.py), with the harness of
-streaming_harness.py (one file per micro-batch, availableNow runs, Spark's watermarks simulated
-and checked against its progress reports)."""
+"""Sliding windows in Structured Streaming (docs/contract.md, "Sliding windows in Structured
+Streaming"), checked differentially against the brute-force batch reference (tests/reference.py),
+with the harness of streaming_harness.py (one file per micro-batch, availableNow runs, Spark's
+watermarks simulated and checked against its progress reports)."""
 from __future__ import annotations
 
 import os
@@ -164,8 +164,8 @@ def test_append_without_watermark_is_rejected_at_start(spark, rocksdb, tmp_path)
 
 @pytest.mark.parametrize("mode", MODES)
 def test_default_state_store_gives_the_same_output(spark, tmp_path, mode):
-    """SPEC: state lives in Spark's state store, RocksDB when the session selects it. Spark's
-    default provider (HDFS-backed: no column families, no ordered scans) works too and emits
+    """docs/contract.md: state lives in Spark's state store, RocksDB when the session selects it.
+    Spark's default provider (HDFS-backed: no column families, no ordered scans) works too and emits
     the same windows at the same micro-batches, with the same late rows dropped."""
     stream = generate_stream(0, 3 * SEC, cases=CASES)
     write_files(str(tmp_path / "in"), stream.files)

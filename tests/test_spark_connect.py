@@ -20,8 +20,8 @@ from deploy_util import SPARK_HOME, SPEC_SIZE, SPEC_SLIDING, spark_env
 
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "connect_child.py")
 
-# Function of the package -> its windows over SPEC §2's rows with size SPEC_SIZE, as
-# (start, end, count, ids). A function the package does not have yet is skipped.
+# Function of the package -> its windows over the contract's (docs/contract.md) rows with size
+# SPEC_SIZE, as (start, end, count, ids). A function the package does not have yet is skipped.
 CASES = {
     "sliding_window": SPEC_SLIDING,
     # In a batch query rows are applied in time order: tumbling windows [start, end).

@@ -54,10 +54,10 @@ def test_work_per_micro_batch_does_not_grow_with_the_state(spark, tmp_path):
     """The same steady stream with a 1-second and a 10-second window: the second keeps ten
     times more state, yet each micro-batch reads about as many state rows (numStateRowsRead),
     because a micro-batch only touches the groups whose windows close, and of each group only the
-    windows it closes and the rows it adds or expires (SPEC: finding closing windows costs in
-    proportion to them, not to the state). A design that re-read open windows would read ten
-    times more. This counts rows, so it holds on any machine."""
-    from test_sliding_streaming import SEC, read_stream, run_query, state_store, write_files
+    windows it closes and the rows it adds or expires (docs/contract.md: finding closing windows
+    costs in proportion to them, not to the state). A design that re-read open windows would read
+    ten times more. This counts rows, so it holds on any machine."""
+    from streaming_harness import SEC, run_query, state_store, write_files
 
     base = 1_700_000_000 * SEC
     files = []  # 40 micro-batches, one second of event time each, 5 groups x 40 rows

@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 from . import configure, sliding_window
 
 EVENTS = [
-    # user, seconds after 12:00:00, amount  (the SPEC's example for alice)
+    # user, seconds after 12:00:00, amount  (the contract's example for alice)
     ("alice", 10, 1.0),
     ("alice", 14, 2.0),
     ("alice", 17, 3.0),

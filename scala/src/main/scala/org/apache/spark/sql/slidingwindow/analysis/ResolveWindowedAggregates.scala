@@ -15,7 +15,8 @@ import org.apache.spark.sql.types.MetadataBuilder
  * [[WindowGrouping]] under the `Aggregate`. The attribute carries the time column's metadata (its
  * watermark), so Spark's checks and watermark tracking see it as an event-time grouping column.
  *
- * Argument and placement errors of SPEC section 4 are raised here, with what to change.
+ * Argument and placement errors of docs/contract.md, "Bad input" are raised here, with what to
+ * change.
  */
 object ResolveWindowedAggregates extends Rule[LogicalPlan] {
 

@@ -8,8 +8,9 @@ import org.apache.spark.sql.slidingwindow.state.StateRowKind.Partial
 import org.apache.spark.sql.slidingwindow.windows.StreamTimeWindows
 
 /**
- * Batch windows (SPEC section 3) in one micro-batch of one partition. The state holds, per group,
- * only its open window: a Partial row under the window's start, with the group's stream time.
+ * Batch windows (docs/contract.md, "Batch windows") in one micro-batch of one partition. The state
+ * holds, per group, only its open window: a Partial row under the window's start, with the group's
+ * stream time.
  *
  *  1. windows that the eviction watermark (this batch's) closed, end <= watermark, are found
  *     through the time index (each window is scheduled at its end): emitted in append mode

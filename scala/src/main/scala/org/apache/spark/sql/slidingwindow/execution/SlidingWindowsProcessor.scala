@@ -10,7 +10,7 @@ import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Suf
 import org.apache.spark.sql.slidingwindow.windows.{LongQueue, SlidingWindowSweep, Starts}
 
 /**
- * Sliding windows (SPEC section 2) in one micro-batch of one partition:
+ * Sliding windows (docs/contract.md, "Sliding windows") in one micro-batch of one partition:
  *
  *  1. ingest: rows at or below the late-events watermark are dropped; the others are
  *     pre-aggregated per (group, time) and merged into the group's Partial row of that time;

@@ -11,7 +11,7 @@ case class WindowDefinition(kind: WindowKind, sizeMicros: Long) {
 }
 
 object WindowDefinition {
-  /** Validates the arguments of a resolved window function (SPEC section 4). */
+  /** Validates the arguments of a resolved window function (docs/contract.md, "Bad input"). */
   def of(w: WindowFunction): WindowDefinition = {
     val fn = w.kind.functionName
     w.timeColumn.dataType match {

@@ -5,8 +5,8 @@ import org.apache.spark.sql.execution.streaming.state.{KeyStateEncoderSpec, Pref
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType}
 
 /**
- * How a streaming windowed aggregation keeps its state (SPEC section 2, "In Structured
- * Streaming"; section 3 for batch windows).
+ * How a streaming windowed aggregation keeps its state (docs/contract.md, "Sliding windows in
+ * Structured Streaming" and "Batch windows").
  *
  * One key space holds every row of a group, keyed by (group, kind, time):
  *  - [[StateRowKind.Partial]]: the frozen partial aggregate of the group's rows at `time`

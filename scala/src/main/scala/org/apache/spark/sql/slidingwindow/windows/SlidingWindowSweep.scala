@@ -7,7 +7,7 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowKind
 
 /**
  * The KIP-450 sliding windows of one group, from its distinct row times in ascending order, in one
- * pass (SPEC section 2).
+ * pass (docs/contract.md, "Sliding windows").
  *
  * With size S, every time t has a left window [t - S, t], and a right window [t + 1, t + 1 + S]
  * when that holds a row, i.e. when the next time u satisfies u <= t + 1 + S. A window is

@@ -6,11 +6,11 @@ import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.WindowKind
 
 /**
- * The batch windows of one group (SPEC section 3): each row goes to the tumbling window of size S
- * that holds the group's stream time when the row arrives, `[floor(st / S) * S, + S)`, where the
- * stream time st is the largest time observed so far (row times, and the watermark of a
- * micro-batch). Stream time never goes back, so a group has at most one open window, and once
- * stream time leaves it, it is final.
+ * The batch windows of one group (docs/contract.md, "Batch windows"): each row goes to the tumbling
+ * window of size S that holds the group's stream time when the row arrives,
+ * `[floor(st / S) * S, + S)`, where the stream time st is the largest time observed so far (row
+ * times, and the watermark of a micro-batch). Stream time never goes back, so a group has at
+ * most one open window, and once stream time leaves it, it is final.
  *
  * Rows are applied in the order they are added: by time, by an `order` column, or in arrival
  * order across micro-batches. A stream keeps the open window and the stream time in its state

@@ -11,9 +11,10 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, TwoStacks, WindowBufferConf, WindowContents}
 
 /**
- * The sweep against the definition of SPEC section 2, computed by brute force: every row time t
- * has a left window [t - S, t] and a right window [t + 1, t + 1 + S]; keep the non-empty ones,
- * once per (start, end), in start order, each aggregating exactly the rows inside it.
+ * The sweep against the definition of docs/contract.md, "Sliding windows", computed by brute force:
+ * every row time t has a left window [t - S, t] and a right window [t + 1, t + 1 + S]; keep the
+ * non-empty ones, once per (start, end), in start order, each aggregating exactly the rows inside
+ * it.
  */
 class SlidingWindowSweepSuite {
 
