@@ -65,7 +65,7 @@ def test_spark_submit_python_app_with_py_files(tmp_path):
     source = os.path.join(ROOT, "python", "sliding_window_agg")
     with zipfile.ZipFile(package, "w") as z:
         for name in sorted(os.listdir(source)):
-            if name.endswith(".py"):
+            if name.endswith(".py") or name == "VERSION":
                 z.write(os.path.join(source, name), f"sliding_window_agg/{name}")
     app = tmp_path / "app.py"
     app.write_text(APP)
