@@ -47,14 +47,13 @@ def query(function: str, size_text: str) -> Callable[[DataFrame], DataFrame]:
     """The query every fixture of `function` runs: as release 0.1.0 ran it."""
     def build(stream: DataFrame) -> DataFrame:
         window = getattr(swa, function)("ts", size_text)
-        aggregates = [F.count("*").alias("n"), F.sum("v").alias("total"), F.max("v").alias("hi")]
+        aggregates = {"n": F.count("*"), "total": F.sum("v"), "hi": F.max("v")}
         if function == "sliding_window":
-            aggregates.append(F.collect_list("v").alias("vs"))
-        aggregates.append(F.collect_list("id").alias("ids"))
+            aggregates["vs"] = F.collect_list("v")
+        aggregates["ids"] = F.collect_list("id")
         return (stream.withWatermark("ts", "5 seconds").groupBy("case", "k", window)
-                .agg(*aggregates)
-                .select("case", "k", *window_micros(function), *[a for a in
-                        ["n", "total", "hi", "vs", "ids"] if function == "sliding_window" or a != "vs"]))
+                .agg(*[a.alias(name) for name, a in aggregates.items()])
+                .select("case", "k", *window_micros(function), *aggregates))
 
     return build
 

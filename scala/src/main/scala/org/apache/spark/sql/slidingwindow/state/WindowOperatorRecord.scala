@@ -43,12 +43,14 @@ final case class WindowOperatorRecord(
       ("time column", time, query.time),
       ("order column", order.getOrElse("none"), query.order.getOrElse("none")),
       ("grouping keys", list(keys), list(query.keys)),
-      ("aggregate functions", list(aggregates), list(query.aggregates)),
-      ("output mode", outputMode.getOrElse("?"),
-        if (outputMode.contains(WindowOperatorRecord.Append) &&
-          query.outputMode.contains(WindowOperatorRecord.Update)) WindowOperatorRecord.Update
-        else outputMode.getOrElse("?"))
-    ).find { case (_, recorded, now) => recorded != now }
+      ("aggregate functions", list(aggregates), list(query.aggregates))
+    ).find { case (_, recorded, now) => recorded != now }.orElse {
+      // Of the output modes, only append -> update loses windows (see above).
+      val appendToUpdate = outputMode.contains(WindowOperatorRecord.Append) &&
+        query.outputMode.contains(WindowOperatorRecord.Update)
+      if (appendToUpdate) Some(("output mode", WindowOperatorRecord.Append, WindowOperatorRecord.Update))
+      else None
+    }
   }
 
   /** The record of `query`'s run: this one's, with the query's output mode. */
