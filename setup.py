@@ -9,13 +9,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class BuildPyWithJar(build_py):
-    """Compiles scala/src/main into python/sliding_window_agg/jars before copying the package."""
+    """Compiles scala/src/main into python/sliding_window_agg/jars, for the Spark of the pyspark
+    in the build environment, before copying the package (with every jar already there: the
+    release wheel carries one per supported Spark, see `make wheel`)."""
 
     def run(self):
         sys.path.insert(0, HERE)
-        from buildtools.scala_build import JAR_NAME, build_main_jar
+        from buildtools.scala_build import build_main_jar
 
-        build_main_jar(os.path.join(HERE, "python", "sliding_window_agg", "jars", JAR_NAME))
+        build_main_jar()
         super().run()
 
 

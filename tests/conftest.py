@@ -20,7 +20,7 @@ TEST_JAR = os.path.join(ROOT, "build", "test-jars", "sliding-window-agg-tests.ja
 
 def fresh_main_jar() -> str:
     """The package's jar, rebuilt first if a Scala source is newer (editable checkouts)."""
-    return scala_build.build_main_jar(swa.jar_path())
+    return scala_build.build_main_jar()
 
 
 @pytest.fixture(scope="session")

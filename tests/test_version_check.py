@@ -94,16 +94,30 @@ def test_jar_without_a_record_is_accepted(tmp_path, monkeypatch, running):
 
 
 def test_spark_home_decides_the_running_version(tmp_path, monkeypatch):
-    """pyspark starts the Spark in $SPARK_HOME when it is set: its spark-core jar's version is
-    the one checked, and the error names that folder."""
-    home = tmp_path / "spark-3.5.1-bin-hadoop3"
+    """pyspark starts the Spark in $SPARK_HOME when it is set: its spark-core jar's version picks
+    the jar, and a version without one is an error that names the supported versions."""
+    home = tmp_path / "spark-3.4.1-bin-hadoop3"
     (home / "jars").mkdir(parents=True)
-    (home / "jars" / "spark-core_2.12-3.5.1.jar").write_bytes(b"")
+    (home / "jars" / "spark-core_2.12-3.4.1.jar").write_bytes(b"")
     monkeypatch.setenv("SPARK_HOME", str(home))
-    assert _spark_version.running_spark_version() == ("3.5.1", f"the Spark in {home}")
-    with pytest.raises(swa.SparkVersionMismatchError) as e:
+    assert _spark_version.running_spark_version() == ("3.4.1", f"the Spark in {home}")
+    with pytest.raises(swa.UnsupportedSparkVersionError,
+                       match=r"supports Spark 3\.5, 4\.0, 4\.1, 4\.2, 4\.3, not Spark 3\.4\.1"):
         swa.configure(SparkSession.Builder())
-    assert re.search(rf"but the Spark in {re.escape(str(home))} is version 3\.5\.1", str(e.value))
+
+
+@pytest.mark.parametrize("version, name", [
+    ("3.5.1", "sliding-window-agg_3.5_2.12.jar"), ("4.0.0", "sliding-window-agg_4.0_2.13.jar"),
+    ("4.1.4", "sliding-window-agg_4.1_2.13.jar"), ("4.2", "sliding-window-agg_4.2_2.13.jar"),
+    ("4.3.0", "sliding-window-agg_4.3_2.13.jar")])
+def test_jar_path_picks_the_jar_of_the_spark_minor_version(tmp_path, monkeypatch, version, name):
+    for minor in _jar.SUPPORTED_SPARK_VERSIONS:
+        (tmp_path / _jar.jar_file_name(minor)).write_bytes(b"")
+    monkeypatch.setattr(_jar, "JARS_DIR", str(tmp_path))
+    assert swa.jar_path(version) == str(tmp_path / name)
+    (tmp_path / name).unlink()
+    with pytest.raises(FileNotFoundError, match=f"jar for Spark {version[:3]} is missing"):
+        swa.jar_path(version)
 
 
 def test_check_spark_version_takes_an_explicit_version():

@@ -33,7 +33,8 @@ def test_pip_wheel_bundles_the_jar_and_its_spark_version(tmp_path):
     # The build compiles the jar unless one newer than every source is there: give it the test
     # run's fresh jar (compiling is covered by every other test), newer than the copied sources.
     (src / "python" / "sliding_window_agg" / "jars").mkdir()
-    shutil.copy(fresh_main_jar(), src / "python" / "sliding_window_agg" / "jars" / scala_build.JAR_NAME)
+    jar_name = os.path.basename(scala_build.default_jar())
+    shutil.copy(fresh_main_jar(), src / "python" / "sliding_window_agg" / "jars" / jar_name)
 
     dist = tmp_path / "dist"
     result = subprocess.run(
@@ -46,11 +47,14 @@ def test_pip_wheel_bundles_the_jar_and_its_spark_version(tmp_path):
 
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
-        assert "sliding_window_agg/jars/sliding-window-agg.jar" in names
+        assert f"sliding_window_agg/jars/{jar_name}" in names
         assert "sliding_window_agg/_configure.py" in names and "sliding_window_agg/py.typed" in names
         metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-        (tmp_path / "inner.jar").write_bytes(z.read("sliding_window_agg/jars/sliding-window-agg.jar"))
-    assert f"Requires-Dist: pyspark=={scala_build.spark_version()}" in metadata
+        (tmp_path / "inner.jar").write_bytes(z.read(f"sliding_window_agg/jars/{jar_name}"))
+    # pyspark only through the extra: a pyspark-client environment installs no second pyspark.
+    assert 'Requires-Dist: pyspark<4.4,>=3.5; extra == "spark"' in metadata
+    assert not [line for line in metadata.splitlines()
+                if line.startswith("Requires-Dist: pyspark") and "extra ==" not in line]
     version = scala_build.package_version()
     assert f"\nVersion: {version}\n" in metadata and wheels[0].startswith(f"sliding_window_agg-{version}-")
     with zipfile.ZipFile(tmp_path / "inner.jar") as jar:
@@ -73,7 +77,7 @@ def test_pip_wheel_bundles_the_jar_and_its_spark_version(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(site)}, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.splitlines() == [
-        str(site / "sliding_window_agg" / "jars" / "sliding-window-agg.jar"), scala_build.spark_version(),
+        str(site / "sliding_window_agg" / "jars" / jar_name), scala_build.spark_version(),
         version]
 
 

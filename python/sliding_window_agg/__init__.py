@@ -11,7 +11,7 @@ the running session), `_errors` (the package's errors), `_arguments` (checks of 
 arguments) and `_version` (`__version__`, from the `VERSION` file).
 """
 from ._configure import configure
-from ._errors import ExtensionNotLoadedError, SparkVersionMismatchError, SparkVersionWarning
+from ._errors import ExtensionNotLoadedError, SparkVersionMismatchError, SparkVersionWarning, UnsupportedSparkVersionError
 from ._jar import EXTENSION_CLASS, jar_path
 from ._runtime import is_loaded
 from ._spark_version import check_spark_version
@@ -27,6 +27,7 @@ __all__ = [
     "jar_path",
     "SparkVersionMismatchError",
     "SparkVersionWarning",
+    "UnsupportedSparkVersionError",
     "check_spark_version",
     "sliding_window",
     "sliding_window_agg",

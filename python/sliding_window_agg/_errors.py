@@ -41,6 +41,13 @@ class SparkVersionMismatchError(RuntimeError):
     """
 
 
+class UnsupportedSparkVersionError(SparkVersionMismatchError):
+    """The running Spark is not a version the package has a jar for (3.5, 4.0, 4.1, 4.2, 4.3).
+
+    Raised by `jar_path` and `configure`; the message names the supported versions.
+    """
+
+
 class SparkVersionWarning(UserWarning):
     """The bundled jar was built for another patch release of the running Spark minor version.
 

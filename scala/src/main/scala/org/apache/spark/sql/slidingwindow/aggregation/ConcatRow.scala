@@ -3,15 +3,16 @@ package org.apache.spark.sql.slidingwindow.aggregation
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.{ArrayData, MapData}
 import org.apache.spark.sql.types.{DataType, Decimal}
-import org.apache.spark.unsafe.types.{BinaryView, CalendarInterval, TimestampNanosVal, UTF8String, VariantVal}
+import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 
 /**
  * The fields of two or three rows side by side, read-only: what Catalyst's JoinedRow does, for
  * the hot paths of the window operators. The widths are taken once per `apply`, not at every
  * access as nested JoinedRows do, and each part is read through call sites of its own, which see
  * only the few row classes of these paths (JoinedRow's are shared by every operator of Spark).
+ * The getters each Spark version adds are in [[ConcatRowGetters]] (scala-shims).
  */
-final class ConcatRow extends InternalRow {
+final class ConcatRow extends ConcatRowGetters {
   private var a: InternalRow = _
   private var b: InternalRow = _
   private var c: InternalRow = _
@@ -38,6 +39,9 @@ final class ConcatRow extends InternalRow {
 
   override def numFields: Int = width
 
+  override protected def partOf(i: Int): InternalRow = if (i < endA) a else if (i < endB) b else c
+  override protected def ordinalIn(i: Int): Int = if (i < endA) i else if (i < endB) i - endA else i - endB
+
   override def isNullAt(i: Int): Boolean =
     if (i < endA) a.isNullAt(i) else if (i < endB) b.isNullAt(i - endA) else c.isNullAt(i - endB)
   override def getBoolean(i: Int): Boolean =
@@ -62,20 +66,8 @@ final class ConcatRow extends InternalRow {
     if (i < endA) a.getUTF8String(i) else if (i < endB) b.getUTF8String(i - endA) else c.getUTF8String(i - endB)
   override def getBinary(i: Int): Array[Byte] =
     if (i < endA) a.getBinary(i) else if (i < endB) b.getBinary(i - endA) else c.getBinary(i - endB)
-  override def getBinaryView(i: Int): BinaryView =
-    if (i < endA) a.getBinaryView(i) else if (i < endB) b.getBinaryView(i - endA) else c.getBinaryView(i - endB)
   override def getInterval(i: Int): CalendarInterval =
     if (i < endA) a.getInterval(i) else if (i < endB) b.getInterval(i - endA) else c.getInterval(i - endB)
-  override def getTimestampNTZNanos(i: Int): TimestampNanosVal =
-    if (i < endA) a.getTimestampNTZNanos(i)
-    else if (i < endB) b.getTimestampNTZNanos(i - endA)
-    else c.getTimestampNTZNanos(i - endB)
-  override def getTimestampLTZNanos(i: Int): TimestampNanosVal =
-    if (i < endA) a.getTimestampLTZNanos(i)
-    else if (i < endB) b.getTimestampLTZNanos(i - endA)
-    else c.getTimestampLTZNanos(i - endB)
-  override def getVariant(i: Int): VariantVal =
-    if (i < endA) a.getVariant(i) else if (i < endB) b.getVariant(i - endA) else c.getVariant(i - endB)
   override def getStruct(i: Int, numFields: Int): InternalRow =
     if (i < endA) a.getStruct(i, numFields)
     else if (i < endB) b.getStruct(i - endA, numFields)

@@ -2,8 +2,6 @@ package org.apache.spark.sql.slidingwindow.execution
 
 import java.util.concurrent.TimeUnit.NANOSECONDS
 
-import org.apache.hadoop.conf.Configuration
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression}
@@ -12,11 +10,11 @@ import org.apache.spark.sql.catalyst.plans.physical.Distribution
 import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter, WatermarkSupport}
-import org.apache.spark.sql.execution.streaming.state._
+import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowStateStore}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
@@ -41,13 +39,14 @@ case class StreamingWindowedAggregateExec(
     eventTimeWatermarkForLateEvents: Option[Long],
     eventTimeWatermarkForEviction: Option[Long],
     child: SparkPlan)
-  extends BaseWindowedAggregateExec with StateStoreWriter with WatermarkSupport {
+  extends BaseWindowedAggregateExec with WindowStateStoreWriter {
 
   override def shortName: String = WindowedAggregate.shortName(definition)
   override def keyExpressions: Seq[Attribute] = keys
 
   private def appendMode: Boolean = outputMode.contains(InternalOutputModes.Append)
 
+  override protected def stateLayout: WindowStateLayout = layout
   private lazy val layout = WindowStateLayout(stateFormatVersion, keys, DataTypeUtils.fromAttributes(
     aggregates.flatMap(_.aggregateFunction.aggBufferAttributes)))
 
@@ -61,22 +60,15 @@ case class StreamingWindowedAggregateExec(
       StatefulOperatorCustomSumMetric("numStateRowsRead", "number of state rows read"))
 
   /**
-   * RocksDB keeps a time-ordered index in a column family and the data ordered by time within a
-   * group; other providers scan their state.
+   * RocksDB keeps a time-ordered index in a column family (Spark 4) and, on Spark 4.2 and later,
+   * the data ordered by time within a group; other providers scan their state.
    */
   private def hasTimeIndex: Boolean = WindowStateStore.hasTimeIndex(conf)
+  override protected def useColumnFamilies: Boolean = hasTimeIndex
+  override protected def orderedRows: Boolean = WindowStateStore.hasOrderedRows(conf)
 
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
     eventTimeWatermarkForEviction.exists(newInputWatermark > _)
-
-  override def validateAndMaybeEvolveStateSchema(
-      hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
-    // Schema format v2 records one column family: the data, not the time index.
-    val data = StateStoreColFamilySchema(layout.dataFamily, 0.toShort, layout.keySchema,
-      0.toShort, layout.valueSchema, Some(layout.keyEncoder(hasTimeIndex)), None)
-    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
-      getStateInfo, hadoopConf, List(data), session.sessionState, stateSchemaVersion))
-  }
 
   override protected def doExecute(): RDD[InternalRow] = {
     metrics // initialise the metrics on the driver
@@ -94,14 +86,11 @@ case class StreamingWindowedAggregateExec(
     val numWindows = longMetric("numWindowsEmitted")
     val numRead = longMetric("numStateRowsRead")
     val bufferConf = WindowBufferConf(conf)
-    val hasTimeIndex = this.hasTimeIndex
+    val (hasTimeIndex, orderedRows) = (this.hasTimeIndex, this.orderedRows)
 
-    child.execute().mapPartitionsWithStateStore(
-      getStateInfo, layout.keySchema, layout.valueSchema, layout.keyEncoder(hasTimeIndex),
-      session.sessionState, Some(session.streams.stateStoreCoordinator),
-      useColumnFamilies = hasTimeIndex) { (store: StateStore, rows: Iterator[InternalRow]) =>
+    mapPartitionsWithWindowState(child.execute()) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = WindowStateStore(store, layout, hasTimeIndex)
+      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,

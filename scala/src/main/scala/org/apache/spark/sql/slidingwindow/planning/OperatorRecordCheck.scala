@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap
 import org.apache.hadoop.fs.Path
 
 import org.apache.spark.sql.classic.SparkSession
-import org.apache.spark.sql.execution.streaming.runtime.IncrementalExecution
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.IncrementalExecution
 import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord}
 
 /**

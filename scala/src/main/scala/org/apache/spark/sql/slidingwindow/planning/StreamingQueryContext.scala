@@ -3,9 +3,8 @@ package org.apache.spark.sql.slidingwindow.planning
 import java.util.UUID
 
 import org.apache.spark.sql.classic.SparkSession
-import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperatorStateInfo
-import org.apache.spark.sql.execution.streaming.runtime.{IncrementalExecution, StreamExecution}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StatefulOperatorStateInfo, StreamExecution}
 
 /**
  * The micro-batch being planned, for our stateful operator.

@@ -3,9 +3,9 @@ package org.apache.spark.sql.slidingwindow.planning
 import java.util.{Collections, UUID, WeakHashMap}
 
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.execution.streaming.runtime.{IncrementalExecution, StreamExecution}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StreamExecution}
 import org.apache.spark.sql.slidingwindow.state.WindowStateStore
 
 /**

@@ -4,13 +4,16 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreIterator, UnsafeRowPair}
+import org.apache.spark.sql.execution.streaming.state.StateStore
 
-/** RocksDB: range scans within a group, and the time index column family. */
-private[state] final class IndexedWindowStateStore(store: StateStore, layout: WindowStateLayout)
-  extends WindowStateStore(store, layout) {
-  store.createColFamilyIfAbsent(layout.indexFamily, layout.indexKeySchema,
-    layout.indexValueSchema, layout.indexEncoder)
+/**
+ * RocksDB: the time index column family, and range scans within a group where its rows are kept
+ * ordered (`orderedRows`, Spark 4.2 and later; before, prefix scans).
+ */
+private[state] final class IndexedWindowStateStore(store: StateStore, layout: WindowStateLayout,
+    orderedRows: Boolean) extends WindowStateStore(store, layout) {
+  StateStoreApi.createFamily(store, layout.indexFamily, layout.indexKeySchema,
+    layout.indexValueSchema, layout.indexEncoding)
 
   private val nothing = {
     val row = new UnsafeRow(1)
@@ -19,20 +22,22 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
     row
   }
 
-  override def rows(group: InternalRow, kind: StateRowKind, from: Long, to: Long): RowCursor = {
-    // Range scans are end-exclusive; no time is Long.MaxValue (window bounds must fit).
-    val start = codec.key(group, kind, from).copy()
-    val end = codec.key(group, kind, if (to == Long.MaxValue) to else to + 1).copy()
-    new PairCursor(store.rangeScan(Some(start), Some(end), layout.dataFamily), from, to)
-  }
+  override def rows(group: InternalRow, kind: StateRowKind, from: Long, to: Long): RowCursor =
+    if (!orderedRows) scanRows(group, kind, from, to)
+    else {
+      // Range scans are end-exclusive; no time is Long.MaxValue (window bounds must fit).
+      val start = codec.key(group, kind, from).copy()
+      val end = codec.key(group, kind, if (to == Long.MaxValue) to else to + 1).copy()
+      new PairCursor(OrderedRangeScan.scan(store, start, end, layout.dataFamily), from, to)
+    }
 
   override def schedule(time: Long, group: InternalRow): Unit = {
-    store.put(codec.indexKey(time, group), nothing, layout.indexFamily)
+    StateStoreApi.put(store, codec.indexKey(time, group), nothing, layout.indexFamily)
     rowsWritten += 1
   }
 
   override def unschedule(time: Long, group: InternalRow): Unit = {
-    store.remove(codec.indexKey(time, group), layout.indexFamily)
+    StateStoreApi.remove(store, codec.indexKey(time, group), layout.indexFamily)
     rowsRemoved += 1
   }
 
@@ -45,7 +50,7 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
    */
   override def due(watermark: Long): Iterator[UnsafeRow] = new Iterator[UnsafeRow] {
     private val visited = mutable.HashSet.empty[UnsafeRow]
-    private var entries = store.iterator(layout.indexFamily)
+    private var entries = StateStoreApi.iterator(store, layout.indexFamily)
     private var nextGroup: UnsafeRow = _
 
     override def hasNext: Boolean = {
@@ -57,7 +62,7 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
         } else {
           rowsRead += 1
           val group = codec.groupOfIndex(key).copy()
-          store.remove(key, layout.indexFamily)
+          StateStoreApi.remove(store, key, layout.indexFamily)
           rowsRemoved += 1
           if (visited.add(group)) nextGroup = group
         }
@@ -74,7 +79,7 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
   }
 
   /** The rows of a range scan within `from <= time <= to`, counted as they are read. */
-  private final class PairCursor(iter: StateStoreIterator[UnsafeRowPair], from: Long, to: Long)
+  private final class PairCursor(iter: StateStoreRows, from: Long, to: Long)
     extends RowCursor {
     override def next(): Boolean = {
       while (iter.hasNext) {

@@ -7,24 +7,15 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.StateStore
 
 /**
- * Providers without column families or ordered scans (Spark's default, HDFS-backed): a group's
+ * Providers without column families (Spark's default, HDFS-backed; any on Spark 3.5): a group's
  * rows are read by prefix scan and sorted, and every group is visited in every micro-batch that
  * has a watermark. Cost grows with the state, which holds only what open windows need.
  */
 private[state] final class ScanningWindowStateStore(store: StateStore, layout: WindowStateLayout)
   extends WindowStateStore(store, layout) {
 
-  override def rows(group: InternalRow, kind: StateRowKind, from: Long, to: Long): RowCursor = {
-    val prefix = codec.prefix(group, kind)
-    val found = mutable.ArrayBuffer.empty[(Long, UnsafeRow)]
-    val iter = store.prefixScan(prefix, layout.dataFamily)
-    try iter.foreach { pair =>
-      val t = codec.timeOfKey(pair.key)
-      if (t >= from && t <= to) found += ((t, pair.value.copy()))
-    } finally iter.close()
-    rowsRead += found.length
-    RowCursor.of(found.sortBy(_._1).iterator)
-  }
+  override def rows(group: InternalRow, kind: StateRowKind, from: Long, to: Long): RowCursor =
+    scanRows(group, kind, from, to)
 
   override def schedule(time: Long, group: InternalRow): Unit = ()
   override def unschedule(time: Long, group: InternalRow): Unit = ()
@@ -33,7 +24,7 @@ private[state] final class ScanningWindowStateStore(store: StateStore, layout: W
   // in memory anyway.
   override def due(watermark: Long): Iterator[UnsafeRow] = {
     val groups = mutable.LinkedHashSet.empty[UnsafeRow]
-    val iter = store.iterator(layout.dataFamily)
+    val iter = StateStoreApi.iterator(store, layout.dataFamily)
     try iter.foreach(pair => groups += codec.groupOfKey(pair.key).copy())
     finally iter.close()
     groups.iterator

@@ -1,7 +1,6 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, Literal, UnsafeProjection}
-import org.apache.spark.sql.execution.streaming.state.{KeyStateEncoderSpec, PrefixKeyScanStateEncoderSpec, RangeKeyScanStateEncoderSpec, StateStore, TimestampAsPostfixKeyStateEncoderSpec}
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType}
 
 /**
@@ -22,9 +21,10 @@ import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructTyp
  * `__t1` the stream time (batch windows' Partial) or the last time pushed (Meta), `__t2` the
  * oldest time of the back (Meta). The key stores the kind's id ([[StateRowKind]]).
  *
- * With RocksDB, keys are ordered by time within (group, kind), so a range of a group's rows is
- * read by range scan; other providers read a group by prefix scan. RocksDB also keeps the
- * `time_index` column family: (time, group) entries, ordered by time, saying when a group must be
+ * With RocksDB on Spark 4.2 and later, keys are ordered by time within (group, kind), so a range
+ * of a group's rows is read by range scan; otherwise a group's rows of a kind are read by prefix
+ * scan and sorted ([[OrderedRangeScan]]). RocksDB (Spark 4, which has column families) also keeps
+ * the `time_index` column family: (time, group) entries, ordered by time, saying when a group must be
  * visited again (a window of it closes, or rows of it expire), so that a micro-batch finds the
  * groups it has work for by reading the head of the index, never by scanning the state.
  *
@@ -47,17 +47,14 @@ final class WindowStateLayout(keys: Seq[Attribute], val bufferSchema: StructType
     StructField("__t2", LongType, nullable = true)))
   val numBufferFields: Int = bufferSchema.length
 
-  /**
-   * With a time index (RocksDB): ordered by time within (group, kind); others: prefix scans by
-   * (group, kind).
-   */
-  def keyEncoder(hasTimeIndex: Boolean): KeyStateEncoderSpec =
-    if (hasTimeIndex) TimestampAsPostfixKeyStateEncoderSpec(keySchema)
-    else PrefixKeyScanStateEncoderSpec(keySchema, groupWidth + 1)
-  val dataFamily: String = StateStore.DEFAULT_COL_FAMILY_NAME
+  /** Ordered by time within (group, kind), for range scans; or prefix scans by (group, kind). */
+  def keyEncoding(ordered: Boolean): StateStoreApi.KeyEncoding =
+    if (ordered) OrderedRangeScan.keyEncoding(keySchema)
+    else StateStoreApi.prefixKeys(keySchema, groupWidth + 1)
+  val dataFamily: String = StateStoreApi.defaultFamily
 
   val indexKeySchema: StructType = StructType(timeField +: groupFields)
-  val indexEncoder = RangeKeyScanStateEncoderSpec(indexKeySchema, Seq(0))
+  def indexEncoding: StateStoreApi.KeyEncoding = StateStoreApi.orderedKeys(indexKeySchema, Seq(0))
   val indexValueSchema: StructType = StructType(Seq(StructField("__unused", IntegerType)))
   val indexFamily = "time_index"
 

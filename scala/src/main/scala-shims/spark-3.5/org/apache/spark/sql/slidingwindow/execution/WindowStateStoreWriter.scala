@@ -1,0 +1,28 @@
+package org.apache.spark.sql.slidingwindow.execution
+
+import scala.reflect.ClassTag
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreOps}
+import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StateStoreWriter, WatermarkSupport}
+import org.apache.spark.sql.slidingwindow.state.WindowStateLayout
+
+/**
+ * How the windowed operator opens its state stores, on Spark 3.5: one key space, prefix-scanned
+ * by (group, kind); Spark 3.5 checks the key and value schemas itself when a store opens.
+ */
+trait WindowStateStoreWriter extends StateStoreWriter with WatermarkSupport {
+  protected def stateLayout: WindowStateLayout
+  protected def useColumnFamilies: Boolean
+  protected def orderedRows: Boolean
+
+  /** `f` on each partition of `input` with its state store. */
+  protected def mapPartitionsWithWindowState[U: ClassTag](input: RDD[InternalRow])(
+      f: (StateStore, Iterator[InternalRow]) => Iterator[U]): RDD[U] = {
+    val layout = stateLayout
+    new StateStoreOps(input).mapPartitionsWithStateStore(
+      getStateInfo, layout.keySchema, layout.valueSchema, layout.keyEncoding(orderedRows),
+      session.sessionState, Some(session.streams.stateStoreCoordinator))(f)
+  }
+}

@@ -1,0 +1,21 @@
+package org.apache.spark.sql.slidingwindow.shims
+
+import org.apache.spark.sql.execution.streaming.operators.stateful
+import org.apache.spark.sql.execution.streaming.runtime
+
+/**
+ * Spark's streaming classes the operator builds on, where Spark 4.1 and later keep them (4.1 moved them
+ * there from `org.apache.spark.sql.execution.streaming`). Common code imports them from here.
+ */
+object RelocatedStreamingClasses {
+  type StatefulOperatorStateInfo = stateful.StatefulOperatorStateInfo
+  val StatefulOperatorStateInfo: stateful.StatefulOperatorStateInfo.type = stateful.StatefulOperatorStateInfo
+  type StateStoreWriter = stateful.StateStoreWriter
+  type WatermarkSupport = stateful.WatermarkSupport
+  val StatefulOperatorPartitioning: stateful.StatefulOperatorPartitioning.type = stateful.StatefulOperatorPartitioning
+  type StatefulOperatorCustomMetric = stateful.StatefulOperatorCustomMetric
+  val StatefulOperatorCustomSumMetric: stateful.StatefulOperatorCustomSumMetric.type =
+    stateful.StatefulOperatorCustomSumMetric
+  type IncrementalExecution = runtime.IncrementalExecution
+  val StreamExecution: runtime.StreamExecution.type = runtime.StreamExecution
+}
