@@ -65,6 +65,7 @@ def check_against_reference(rows, expected, in_order: bool):
             assert list(r.ids) == ids, w
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("size_text", list(SIZES))
 def test_time_order_matches_reference_and_tumbling_window(spark, size_text):
     size = SIZES[size_text]

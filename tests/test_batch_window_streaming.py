@@ -17,6 +17,7 @@ from streaming_harness import (FLUSH_KEY, HDFS, ROCKSDB, SEC, TIME, Batch, Strea
                                write_files)
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("mode,size_text,seed", [
     (mode, size_text, seed) for mode in CHECKS for size_text in SIZES for seed in range(2)])
 def test_random_streams_match_the_simulation(spark, tmp_path, mode, size_text, seed):
@@ -32,6 +33,7 @@ def test_random_streams_match_the_simulation(spark, tmp_path, mode, size_text, s
     assert late_moved
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("mode", list(CHECKS))
 def test_default_state_store_gives_the_same_output(spark, tmp_path, mode):
     stream = generate_stream(7, 2 * SEC, cases=6)
@@ -39,6 +41,7 @@ def test_default_state_store_gives_the_same_output(spark, tmp_path, mode):
     CHECKS[mode](stream, [result], 2 * SEC)
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("mode", list(CHECKS))
 def test_restart_from_checkpoint_emits_what_one_run_emits(spark, tmp_path, mode):
     stream = generate_stream(9, 2 * SEC, cases=5)

@@ -17,6 +17,9 @@ import sliding_window_agg as swa
 from error_conditions import assert_condition, run_time_cause
 from windows_util import events_df
 
+# Run on every supported Spark by `make test` (tests/conftest.py, `every_spark`).
+pytestmark = pytest.mark.every_spark
+
 ROWS = [(0, "a", 10, 1, 1), (0, "a", 14, 2, 2)]
 
 

@@ -16,6 +16,9 @@ import sliding_window_agg as swa
 from reference import distinct_row_sets, sliding_windows
 from windows_util import events_df, rows_by_window, window_micros
 
+# Run on every supported Spark by `make test` (tests/conftest.py, `every_spark`).
+pytestmark = pytest.mark.every_spark
+
 SEC = 1_000_000
 SIZES = {  # size string -> micro-seconds
     "1 microsecond": 1,

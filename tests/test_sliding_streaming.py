@@ -60,6 +60,7 @@ RANDOM = pytest.mark.parametrize("mode,size_text,seed", [
     (mode, size_text, seed) for mode in MODES for size_text in SIZES for seed in SEEDS])
 
 
+@pytest.mark.every_spark
 @RANDOM
 def test_random_streams_match_reference(random_run, mode, size_text, seed):
     """Append: every window of the batch reference on the kept rows exactly once, final, in the
@@ -133,6 +134,7 @@ def test_explicit_stream_emits_each_window_when_the_watermark_passes_its_end(
     assert dropped_rows([run]) == 1
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("mode,seed", [("append", 20), ("append", 21), ("update", 20)])
 def test_restart_from_checkpoint_continues_where_it_stopped(spark, rocksdb, tmp_path, mode,
                                                             seed):
@@ -162,6 +164,7 @@ def test_append_without_watermark_is_rejected_at_start(spark, rocksdb, tmp_path)
     assert "watermark" in str(e.value).lower()
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("mode", MODES)
 def test_default_state_store_gives_the_same_output(spark, tmp_path, mode):
     """docs/contract.md: state lives in Spark's state store, RocksDB when the session selects it.
@@ -314,6 +317,7 @@ def test_restart_in_append_mode_from_an_update_mode_checkpoint(spark, rocksdb, t
     assert got == expected
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("seed", [4, 23, 30])
 def test_random_streams_restarted_from_update_mode_in_append_mode(spark, tmp_path, provider, seed):
     """Update mode over the first half of a random stream, then append mode from its checkpoint:

@@ -9,6 +9,8 @@ import sys
 import textwrap
 import zipfile
 
+import pytest
+
 import sliding_window_agg as swa
 from conftest import ROOT, fresh_main_jar
 from deploy_util import SPARK_HOME, SPEC_ROWS, SPEC_SIZE, SPEC_SLIDING, SPEC_SQL, parse_rows, spark_env
@@ -22,6 +24,7 @@ def load_args(jar: str) -> list:
     return ["--jars", jar, "--conf", f"spark.sql.extensions={swa.EXTENSION_CLASS}"]
 
 
+@pytest.mark.every_spark
 def test_spark_sql_cli_runs_the_spec_example(tmp_path):
     jar = fresh_main_jar()
     # spark-sql keeps a Derby metastore and a warehouse in its working directory: a tmp one.

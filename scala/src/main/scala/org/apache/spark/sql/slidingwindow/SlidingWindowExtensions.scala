@@ -3,7 +3,7 @@ package org.apache.spark.sql.slidingwindow
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, NamedArgumentExpression}
-import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
+import org.apache.spark.sql.slidingwindow.shims.ClassicSession.{SparkSession => ClassicSession}
 import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggregates, CheckWindowedAggregates, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.{BatchWindow, SlidingWindow}

@@ -17,7 +17,9 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
   // Skipped until a window function exists at all (WindowPruning): one may be left anywhere.
   override def apply(plan: LogicalPlan): Unit = if (WindowPruning.mayHoldWindows) check(plan)
 
-  private def check(plan: LogicalPlan): Unit = plan.foreachWithSubqueries { node =>
+  // Every node, and the plans of subquery expressions (IN, EXISTS, scalar) too.
+  private def check(plan: LogicalPlan): Unit = plan.foreach { node =>
+    node.subqueries.foreach(check)
     node match {
       // GROUPING SETS, CUBE and ROLLUP are resolved into an Expand over a Project that computes
       // the grouping expressions: the window function is left in that Project.
@@ -25,7 +27,7 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
         .foreach(w => WindowErrors.groupingSets(w.kind.functionName))
       // A pivot whose aggregates have simple types is resolved into an aggregation grouped by
       // the pivot column too, under one that pivots its rows (PivotFirst).
-      case Aggregate(_, pivoted, Aggregate(_, _, g: WindowGrouping, _), _) if pivoted.exists(_.exists {
+      case AggregateNode(_, pivoted, AggregateNode(_, _, g: WindowGrouping)) if pivoted.exists(_.exists {
             case ae: AggregateExpression => ae.aggregateFunction.isInstanceOf[PivotFirst]
             case _ => false
           }) =>
@@ -37,7 +39,7 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
       case _ =>
     })
     node match {
-      case Aggregate(_, aggregateExpressions, g: WindowGrouping, _) =>
+      case AggregateNode(_, aggregateExpressions, g: WindowGrouping) =>
         val function = g.definition.kind.functionName
         aggregateExpressions.foreach(_.foreach {
           case ae: AggregateExpression if ae.isDistinct =>
@@ -51,7 +53,7 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
   }
 
   private def windowFunctionIn(es: Seq[Expression]): Option[WindowFunction] =
-    es.iterator.flatMap(_.collectFirst { case w: WindowFunction => w }).nextOption()
+    es.iterator.flatMap(_.collectFirst { case w: WindowFunction => w }).toSeq.headOption
 
   /** Whether buffers of `f` can be updated and merged here (after the optimizer's replacements). */
   private def runsInJvm(f: AggregateFunction): Boolean = f match {

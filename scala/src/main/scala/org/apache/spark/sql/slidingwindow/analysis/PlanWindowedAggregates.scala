@@ -21,11 +21,12 @@ import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggr
 object PlanWindowedAggregates extends Rule[LogicalPlan] {
 
   // Subquery expressions (IN, EXISTS, scalar) hold plans of their own: normalized too. Plans
-  // and subtrees without an Aggregate are skipped (WindowPruning).
+  // without an Aggregate are skipped (WindowPruning).
   override def apply(plan: LogicalPlan): LogicalPlan =
     if (!WindowPruning.mayGroupByWindow(plan)) plan
-    else plan.transformUpWithSubqueriesAndPruning(WindowPruning.mayGroupByWindow) {
-      case agg @ Aggregate(_, _, grouping: WindowGrouping, _) => normalize(agg, grouping)
+    else plan.transformUpWithSubqueries {
+      case agg: Aggregate if agg.child.isInstanceOf[WindowGrouping] =>
+        normalize(agg, agg.child.asInstanceOf[WindowGrouping])
     }
 
   private def normalize(agg: Aggregate, grouping: WindowGrouping): LogicalPlan = {

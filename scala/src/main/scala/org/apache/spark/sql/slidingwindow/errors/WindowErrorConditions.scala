@@ -45,7 +45,8 @@ object WindowErrorConditions {
   def sqlState(condition: String): String = reader.getSqlState(condition)
 
   /** The parameter names that the template of a condition uses. */
-  def parameters(condition: String): Seq[String] = reader.getMessageParameters(condition).distinct
+  def parameters(condition: String): Seq[String] =
+    "<([a-zA-Z0-9_-]+)>".r.findAllMatchIn(template(condition)).map(_.group(1)).toSeq.distinct
 
   /**
    * The message users see: `[CONDITION] ` and the template filled with `parameters`, which must

@@ -203,7 +203,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
       // window.
       val pushed = storedSweep.lastTime
       val next = (firstUnpushed.toSeq ++ storedSweep.nextStart.map(_ + sizeMicros) ++
-        pushed.map(_ + 1 + sizeMicros).filter(_ > watermark)).minOption
+        pushed.map(_ + 1 + sizeMicros).filter(_ > watermark)).reduceOption(_ min _)
       closeCursors()
 
       front.persist()

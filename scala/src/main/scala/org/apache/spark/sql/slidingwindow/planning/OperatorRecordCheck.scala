@@ -4,9 +4,10 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
 
+import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.Path
 
-import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.IncrementalExecution
 import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord}
@@ -60,7 +61,7 @@ object OperatorRecordCheck {
       write(query.withVersion(StateFormatVersion.current))
     } else if (fs.exists(file)) {
       val in = fs.open(file)
-      val recorded = try WindowOperatorRecord.fromJson(new String(in.readAllBytes(), UTF_8))
+      val recorded = try WindowOperatorRecord.fromJson(new String(IOUtils.toByteArray(in), UTF_8))
         finally in.close()
       if (!StateFormatVersion.supported.contains(recorded.stateFormatVersion)) {
         WindowErrors.stateFormatUnsupported(query.function, recorded.stateFormatVersion,

@@ -2,9 +2,10 @@ package org.apache.spark.sql.slidingwindow.planning
 
 import java.util.UUID
 
-import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StatefulOperatorStateInfo, StreamExecution}
+import org.apache.spark.sql.slidingwindow.shims.StateInfoOfExecution
 
 /**
  * The micro-batch being planned, for our stateful operator.
@@ -49,12 +50,5 @@ object StreamingQueryContext {
       execution: IncrementalExecution,
       operatorId: Long,
       hasKeys: Boolean): StatefulOperatorStateInfo =
-    StatefulOperatorStateInfo(
-      execution.checkpointLocation,
-      execution.runId,
-      operatorId,
-      execution.currentBatchId,
-      if (hasKeys) execution.numStateStores else 1,
-      execution.stateSchemaMetadatas.get(operatorId),
-      execution.currentStateStoreCkptId.get(operatorId))
+    StateInfoOfExecution(execution, operatorId, if (hasKeys) execution.numStateStores else 1)
 }

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.planning
 
-import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
