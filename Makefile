@@ -2,7 +2,13 @@
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup demo test docs bench
+.PHONY: setup demo test docs bench wheel
+
+# `make test` runs the whole suite on Spark 4.3, then the every_spark tests on each other
+# supported Spark, each in its own virtualenv (build/venvs/spark-X.Y, buildtools/spark_env.py).
+# `make test SPARK=3.5` runs the whole suite on that one Spark.
+SPARK ?=
+OTHER_SPARKS := 3.5 4.0 4.1 4.2
 
 # JDK 17 and JUnit 4 from Debian, then the package (its install compiles and bundles the jar).
 setup:
@@ -14,7 +20,17 @@ demo: setup
 	$(PYTHON) -m sliding_window_agg.demo
 
 test: setup
+ifeq ($(SPARK),)
 	$(PYTHON) -m pytest
+	@for v in $(OTHER_SPARKS); do $(PYTHON) buildtools/spark_env.py $$v -- -m every_spark -q || exit 1; done
+else
+	$(PYTHON) buildtools/spark_env.py $(SPARK) -- -q
+endif
+
+# The release wheel: one jar per supported Spark (each built in its version's virtualenv).
+wheel: setup
+	$(PYTHON) buildtools/spark_env.py --all-jars
+	$(PYTHON) -m pip wheel . --no-deps --no-build-isolation -w dist
 
 docs: setup
 	$(PYTHON) -m mkdocs build --strict -d build/site

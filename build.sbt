@@ -3,10 +3,9 @@
 // The offline build used on this project's machines is `pip install .` (or `pip install -e .`):
 // buildtools/scala_build.py compiles scala/src/main with the Scala compiler shipped in pyspark's
 // jars folder (no Maven repository needed) and bundles the jar into the Python package. Both builds
-// compile the same sources with the same Scala (2.13.18), Spark (4.3.0) and options, and produce
-// the same jar: the classes, the resources of scala/src/main/resources and
-// sliding-window-agg.properties. Only the file name differs
-// (sbt: target/scala-2.13/sliding-window-agg_2.13-<version>.jar).
+// compile the same sources with the same Scala, Spark and options, and produce the same jar: the
+// classes, the resources of scala/src/main/resources and sliding-window-agg.properties, named
+// sliding-window-agg_<spark minor>_<scala binary>.jar.
 //
 //   sbt package   # the jar
 //   sbt test      # the JUnit suites under scala/src/test/scala
@@ -18,16 +17,25 @@ ThisBuild / organization := "io.github.slidingwindowagg"
 // The version is written once, in python/sliding_window_agg/VERSION (pyproject.toml, the Python
 // package and buildtools/scala_build.py read it too).
 ThisBuild / version      := IO.read(file("python/sliding_window_agg/VERSION")).trim
-// The Scala library pyspark 4.3.0 ships (pyspark/jars/scala-library-2.13.18.jar).
-ThisBuild / scalaVersion := "2.13.18"
+// One build per Spark version from the same sources (project/CrossSparkVersions.scala):
+//   sbt -DsparkVersion=3.5 package    # 3.5, 4.0, 4.1, 4.2 or 4.3 (the default)
+// Each uses the Scala its pyspark ships and the shim folders scala/src/main/scala-shims/spark-*
+// whose range holds the version.
+val spark = CrossSparkVersions.selected
+ThisBuild / scalaVersion := spark.scalaVersion
 
-val sparkVersion = "4.3.0"
+val sparkVersion = spark.fullVersion
 
 lazy val root = (project in file("."))
   .settings(
     name := "sliding-window-agg",
 
     Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
+    Compile / unmanagedSourceDirectories ++=
+      spark.shimFolders(baseDirectory.value / "scala" / "src" / "main" / "scala-shims"),
+    // As buildtools/scala_build.py: sliding-window-agg_<spark>_<scala>.jar.
+    Compile / packageBin / artifactPath :=
+      target.value / s"sliding-window-agg_${spark.minor}_${spark.scalaBinary}.jar",
     Test / scalaSource    := baseDirectory.value / "scala" / "src" / "test" / "scala",
     // The error conditions (error/sliding-window-error-conditions.json), packaged as they are.
     Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
@@ -40,8 +48,10 @@ lazy val root = (project in file("."))
     ),
 
     // Same options as buildtools/scala_build.py.
-    scalacOptions ++= Seq("-deprecation", "-feature", "-release", "17", "-encoding", "UTF-8"),
-    javacOptions  ++= Seq("--release", "17"),
+    // Spark 3.5 clusters may run Java 8: its jar targets Java 8 bytecode.
+    scalacOptions ++= Seq("-deprecation", "-feature", "-encoding", "UTF-8", "-release", spark.javaRelease) ++
+      (if (spark.javaRelease == "8") Seq("-target:jvm-1.8") else Nil),
+    javacOptions  ++= Seq("--release", spark.javaRelease),
 
     // The file the offline build adds to the jar: the Spark version it was compiled against and
     // the package's version; and the manifest attributes it writes.

@@ -97,6 +97,12 @@ def default_jar(jars: str | None = None) -> str:
     return os.path.join(JARS_DIR, jar_file_name(spark_minor(jars), scala_binary(jars)))
 
 
+def test_jar(jars: str | None = None) -> str:
+    """Where the test suites keep the test jar (JUnit suites, test-only UDAFs) of a Spark version."""
+    return os.path.join(ROOT, "build", "test-jars",
+                        f"sliding-window-agg-tests_{spark_minor(jars)}_{scala_binary(jars)}.jar")
+
+
 def _minor_key(minor: str) -> tuple:
     return tuple(int(p) for p in minor.split("."))
 

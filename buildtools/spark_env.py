@@ -1,6 +1,7 @@
 """A virtualenv per supported Spark, to build that Spark's jar and run the tests on it.
 
     python buildtools/spark_env.py 4.1 [-- <pytest arguments>]
+    python buildtools/spark_env.py --all-jars     # every version's jar (the release wheel)
 
 creates (or reuses) build/venvs/spark-4.1 with pyspark 4.1.x and the test tools, builds
 sliding-window-agg_4.1_2.13.jar against that pyspark's jars, then runs pytest there with the
@@ -52,16 +53,26 @@ def jars_dir(python: str) -> str:
     return os.path.join(out, "jars")
 
 
-def main(argv: list[str]) -> int:
-    minor, pytest_args = argv[0], argv[2:] if argv[1:2] == ["--"] else argv[1:]
-    if minor not in PYSPARK:
-        sys.exit(f"unknown Spark version {minor}: one of {', '.join(PYSPARK)}")
+def environment(minor: str) -> tuple[str, dict]:
+    """The version's Python, and the environment that runs the sources with its jar (built)."""
     python = ensure_venv(minor)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "python"), ROOT]),
            "SWA_SPARK_JARS": jars_dir(python)}
     env.pop("SPARK_HOME", None)
     subprocess.run([python, os.path.join(ROOT, "buildtools", "scala_build.py")], env=env, check=True,
                    stdout=subprocess.DEVNULL)
+    return python, env
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--all-jars"]:  # the release wheel's jars
+        for minor in PYSPARK:
+            environment(minor)
+        return 0
+    minor, pytest_args = argv[0], argv[2:] if argv[1:2] == ["--"] else argv[1:]
+    if minor not in PYSPARK:
+        sys.exit(f"unknown Spark version {minor}: one of {', '.join(PYSPARK)}")
+    python, env = environment(minor)
     print(f"== Spark {PYSPARK[minor]}: pytest {' '.join(pytest_args)}", flush=True)
     return subprocess.run([python, "-m", "pytest", *pytest_args], env=env, cwd=ROOT).returncode
 

@@ -15,17 +15,30 @@ from buildtools import scala_build  # noqa: E402
 
 import sliding_window_agg as swa  # noqa: E402
 
-TEST_JAR = os.path.join(ROOT, "build", "test-jars", "sliding-window-agg-tests.jar")
-
-
 def fresh_main_jar() -> str:
     """The package's jar, rebuilt first if a Scala source is newer (editable checkouts)."""
     return scala_build.build_main_jar()
 
 
+def pytest_collection_modifyitems(config, items):
+    """`-m every_spark` (the tests `make test` runs on every supported Spark) takes, of each marked
+    test, its first parameter set, with both state store providers where the test has the
+    `provider` fixture: every behaviour once per Spark, in minutes."""
+    if "every_spark" not in (config.getoption("markexpr") or ""):
+        return
+    first, kept = {}, []
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        params = tuple(sorted((k, repr(v)) for k, v in (spec.params if spec else {}).items() if k != "provider"))
+        if first.setdefault(item.function, params) == params:
+            kept.append(item)
+    config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+    items[:] = kept
+
+
 @pytest.fixture(scope="session")
 def test_jar() -> str:
-    return scala_build.build_test_jar(fresh_main_jar(), TEST_JAR)
+    return scala_build.build_test_jar(fresh_main_jar(), scala_build.test_jar())
 
 
 @pytest.fixture(scope="session")

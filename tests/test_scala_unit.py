@@ -11,14 +11,9 @@ if ROOT not in sys.path:
 
 from buildtools import scala_build  # noqa: E402
 
-JARS = os.path.join(ROOT, "build", "test-jars")
-MAIN_JAR = os.path.join(JARS, "sliding-window-agg.jar")
-TEST_JAR = os.path.join(JARS, "sliding-window-agg-tests.jar")
-
-
 def test_scala_junit_suites():
-    main_jar = scala_build.build_main_jar(MAIN_JAR)
-    test_jar = scala_build.build_test_jar(main_jar, TEST_JAR)
+    main_jar = scala_build.build_main_jar()
+    test_jar = scala_build.build_test_jar(main_jar, scala_build.test_jar())
     suites = scala_build.test_classes(test_jar)
     assert len(suites) >= 4, f"expected at least 4 JUnit suites, found {suites}"
 

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 import zipfile
 
 import pytest
@@ -18,7 +19,10 @@ SOURCES = ["setup.py", "pyproject.toml", "MANIFEST.in", "README.md", "buildtools
            "python/sliding_window_agg"]
 
 
-def test_pip_wheel_bundles_the_jar_and_its_spark_version(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The wheel `pip wheel .` makes of a copy of the sources."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     setuptools = pytest.importorskip("setuptools")
     if int(setuptools.__version__.split(".")[0]) < 77:  # pyproject's license needs PEP 639
         pytest.skip(f"setuptools {setuptools.__version__} < 77 (pip install '.[test]' installs it)")
@@ -43,8 +47,12 @@ def test_pip_wheel_bundles_the_jar_and_its_spark_version(tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     wheels = os.listdir(dist)
     assert len(wheels) == 1 and wheels[0].endswith("-py3-none-any.whl"), wheels
-    wheel = dist / wheels[0]
+    assert wheels[0].startswith(f"sliding_window_agg-{scala_build.package_version()}-")
+    return dist / wheels[0]
 
+
+def test_pip_wheel_bundles_the_jar_and_its_spark_version(wheel, tmp_path):
+    jar_name = os.path.basename(scala_build.default_jar())
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         assert f"sliding_window_agg/jars/{jar_name}" in names
@@ -56,7 +64,7 @@ def test_pip_wheel_bundles_the_jar_and_its_spark_version(tmp_path):
     assert not [line for line in metadata.splitlines()
                 if line.startswith("Requires-Dist: pyspark") and "extra ==" not in line]
     version = scala_build.package_version()
-    assert f"\nVersion: {version}\n" in metadata and wheels[0].startswith(f"sliding_window_agg-{version}-")
+    assert f"\nVersion: {version}\n" in metadata
     with zipfile.ZipFile(tmp_path / "inner.jar") as jar:
         assert "org/apache/spark/sql/slidingwindow/SlidingWindowExtensions.class" in jar.namelist()
         assert jar.read("sliding-window-agg.properties").decode() == \
@@ -102,3 +110,35 @@ def test_version_is_written_once():
     repeated += ["pyproject.toml", "build.sbt", "setup.py"]
     holding = [p for p in repeated if version in open(os.path.join(ROOT, p)).read()]
     assert not holding, f"the version {version} is written again in {holding}"
+
+
+def test_spark_connect_client_alone(wheel, tmp_path):
+    """With only the Spark Connect client installed (pyspark-client, no JVM), the wheel installs
+    without pulling in pyspark, the column functions build their Columns, and configure() says
+    that the jar and the extension belong on the Connect server."""
+    venv = tmp_path / "client"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    result = subprocess.run([python, "-m", "pip", "install", "-q", "pyspark-client", str(wheel)],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    installed = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True,
+                               text=True, check=True).stdout.lower().splitlines()
+    assert not [line for line in installed if line.startswith("pyspark==")], installed
+    probe = textwrap.dedent("""
+        from pyspark.sql import SparkSession
+        import sliding_window_agg as swa
+        print(type(swa.sliding_window("ts", "10 seconds")).__name__)
+        try:
+            swa.configure(SparkSession.builder)
+        except swa.ConnectClientOnlyError as e:
+            print(e)
+        print(swa.configure(SparkSession.builder.remote("sc://localhost:15002")) is not None)
+    """)
+    result = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=300,
+                            cwd=tmp_path, env={k: v for k, v in os.environ.items()
+                                               if k not in ("PYTHONPATH", "SPARK_HOME", "SPARK_REMOTE")})
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Column" and lines[-1] == "True", lines
+    assert "belong on the Spark Connect server" in lines[1] and "--jars" in lines[1], lines

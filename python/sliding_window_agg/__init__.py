@@ -11,7 +11,7 @@ the running session), `_errors` (the package's errors), `_arguments` (checks of 
 arguments) and `_version` (`__version__`, from the `VERSION` file).
 """
 from ._configure import configure
-from ._errors import ExtensionNotLoadedError, SparkVersionMismatchError, SparkVersionWarning, UnsupportedSparkVersionError
+from ._errors import ConnectClientOnlyError, ExtensionNotLoadedError, SparkVersionMismatchError, SparkVersionWarning, UnsupportedSparkVersionError
 from ._jar import EXTENSION_CLASS, jar_path
 from ._runtime import is_loaded
 from ._spark_version import check_spark_version
@@ -23,6 +23,7 @@ __all__ = [
     "batch_window",
     "ExtensionNotLoadedError",
     "configure",
+    "ConnectClientOnlyError",
     "is_loaded",
     "jar_path",
     "SparkVersionMismatchError",

@@ -7,7 +7,7 @@ TypeError or AttributeError from deep inside the call.
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 from pyspark.errors import PySparkTypeError, PySparkValueError
 from pyspark.sql import Column, DataFrame
@@ -17,12 +17,18 @@ ColumnOrName = Union[Column, str]
 AGGREGATES_EXPECTED = "a list of aggregate Columns, such as [F.sum('amount'), F.count('*')]"
 
 
+def _pyspark_error(cls: type, condition: str, parameters: Dict[str, str]) -> Exception:
+    """PySpark's own error of a condition: PySpark 4 names the arguments `errorClass` and
+    `messageParameters`, PySpark 3.5 `error_class` and `message_parameters`."""
+    try:
+        return cls(errorClass=condition, messageParameters=parameters)
+    except TypeError:
+        return cls(error_class=condition, message_parameters=parameters)
+
+
 def _type_error(arg_name: str, expected: str, value: Any) -> PySparkTypeError:
-    return PySparkTypeError(
-        errorClass="NOT_EXPECTED_TYPE",
-        messageParameters={"arg_name": arg_name, "expected_type": expected,
-                           "arg_type": type(value).__name__},
-    )
+    return _pyspark_error(PySparkTypeError, "NOT_EXPECTED_TYPE", {
+        "arg_name": arg_name, "expected_type": expected, "arg_type": type(value).__name__})
 
 
 def dataframe(value: Any, arg_name: str = "df") -> DataFrame:
@@ -83,8 +89,7 @@ def aggregates(value: Any, arg_name: str = "aggs") -> List[Column]:
             raise _type_error(f"{arg_name}[{i}]", "an aggregate Column, such as F.sum('amount')",
                               item)
     if not items:
-        raise PySparkValueError(errorClass="CANNOT_BE_EMPTY",
-                                messageParameters={"item": f"aggregate in `{arg_name}`"})
+        raise _pyspark_error(PySparkValueError, "CANNOT_BE_EMPTY", {"item": f"aggregate in `{arg_name}`"})
     return items
 
 
@@ -95,6 +100,6 @@ def duration(value: Any, arg_name: str = "size") -> Union[str, Column]:
     if not isinstance(value, str):
         raise _type_error(arg_name, "a duration string, such as '10 seconds'", value)
     if not value.strip():
-        raise PySparkValueError(errorClass="VALUE_NOT_NON_EMPTY_STR",
-                                messageParameters={"arg_name": arg_name, "arg_value": value})
+        raise _pyspark_error(PySparkValueError, "VALUE_NOT_NON_EMPTY_STR",
+                             {"arg_name": arg_name, "arg_value": value})
     return value

@@ -6,10 +6,10 @@ from typing import Optional
 
 from pyspark.sql import SparkSession
 
-from ._errors import HOW_TO_LOAD_STARTED_DRIVER, ExtensionNotLoadedError
+from ._errors import HOW_TO_LOAD_STARTED_DRIVER, ConnectClientOnlyError, ExtensionNotLoadedError
 from ._jar import EXTENSION_CLASS, jar_path
 from ._runtime import driver_started_without_jar
-from ._spark_version import check_spark_version
+from ._spark_version import check_spark_version, is_connect_client_only
 
 
 def _append(existing: Optional[str], value: str) -> str:
@@ -51,6 +51,9 @@ def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> S
         The same builder.
 
     Raises:
+        ConnectClientOnlyError: only the Spark Connect client (`pyspark-client`) is installed:
+            the jar and the extension belong on the Connect server.
+        UnsupportedSparkVersionError: the running Spark is not 3.5, 4.0, 4.1, 4.2 or 4.3.
         SparkVersionMismatchError: the jar was built for another Spark minor version.
         ExtensionNotLoadedError: this process already runs a Spark driver started without the
             jar (spark-submit or the pyspark shell without `--jars`, or an earlier session of
@@ -63,6 +66,17 @@ def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> S
     """
     if _connect_server_url(builder) is not None:
         return builder
+    if is_connect_client_only():
+        raise ConnectClientOnlyError(
+            "Only the Spark Connect client (pyspark-client) is installed here, so there is no Spark "
+            "to start and nothing for configure() to load. The jar and the extension belong on the "
+            "Spark Connect server: start it with --jars <the jar for its Spark version> --conf "
+            f"spark.sql.extensions={EXTENSION_CLASS} (`python -c \"import sliding_window_agg as s; "
+            "print(s.jar_path('<server Spark version>'))\"` where sliding-window-agg is installed "
+            "with pyspark prints the jar), then connect with "
+            "SparkSession.builder.remote('sc://<host>:15002').getOrCreate(): sliding_window and "
+            "batch_window work from this client."
+        )
     jar = jar_path()
     if check_version:
         check_spark_version(jar=jar)

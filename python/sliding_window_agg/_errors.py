@@ -32,6 +32,14 @@ class ExtensionNotLoadedError(RuntimeError):
     """
 
 
+class ConnectClientOnlyError(RuntimeError):
+    """`configure` was called where only the Spark Connect client is installed (`pyspark-client`).
+
+    There is no Spark to start here: the jar and the extension belong on the Spark Connect
+    server, and the client connects with `SparkSession.builder.remote("sc://...")`.
+    """
+
+
 class SparkVersionMismatchError(RuntimeError):
     """The bundled jar was built for another Spark major.minor version than the running Spark.
 

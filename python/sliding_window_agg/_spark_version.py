@@ -36,6 +36,16 @@ def running_spark_version() -> Tuple[str, str]:
     return pyspark.__version__, "the installed pyspark"
 
 
+def is_connect_client_only() -> bool:
+    """Whether this Python environment has only the Spark Connect client (``pip install
+    pyspark-client``): no Spark to start here (no ``$SPARK_HOME``, no jars in the pyspark package)."""
+    import pyspark
+
+    if os.environ.get("SPARK_HOME"):
+        return False
+    return not os.path.isdir(os.path.join(os.path.dirname(os.path.abspath(pyspark.__file__)), "jars"))
+
+
 def check_spark_version(running: Optional[str] = None, jar: Optional[str] = None) -> None:
     """Checks that the bundled jar was built for the running Spark.
 

@@ -93,6 +93,11 @@ object WindowErrors {
     fail("WINDOW_STATE_INCOMPATIBLE_RESTART", "function" -> function, "change" -> what,
       "before" -> before, "after" -> after, "checkpoint" -> checkpoint)
 
+  /** A restart on a Spark that cannot read how the checkpoint's state is arranged. */
+  def stateStorageUnsupported(function: String, storage: String, needs: String, checkpoint: String): Nothing =
+    fail("WINDOW_STATE_STORAGE_UNSUPPORTED", "function" -> function, "storage" -> storage,
+      "needs" -> needs, "sparkVersion" -> org.apache.spark.SPARK_VERSION, "checkpoint" -> checkpoint)
+
   /** At run time: a row whose windows' bounds fall outside the 64-bit microsecond range. */
   def boundsOverflow(function: String, time: Long, sizeMicros: Long): ArithmeticException =
     new WindowArithmeticException("WINDOW_BOUNDS_OVERFLOW",

@@ -15,7 +15,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowStateStore}
+import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowStateStorage, WindowStateStore}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -34,6 +34,7 @@ case class StreamingWindowedAggregateExec(
     aggregates: Seq[AggregateExpression],
     resultExpressions: Seq[NamedExpression],
     stateFormatVersion: Int,
+    storage: WindowStateStorage,
     stateInfo: Option[StatefulOperatorStateInfo],
     outputMode: Option[OutputMode],
     eventTimeWatermarkForLateEvents: Option[Long],
@@ -59,13 +60,10 @@ case class StreamingWindowedAggregateExec(
     Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"),
       StatefulOperatorCustomSumMetric("numStateRowsRead", "number of state rows read"))
 
-  /**
-   * RocksDB keeps a time-ordered index in a column family (Spark 4) and, on Spark 4.2 and later,
-   * the data ordered by time within a group; other providers scan their state.
-   */
-  private def hasTimeIndex: Boolean = WindowStateStore.hasTimeIndex(conf)
-  override protected def useColumnFamilies: Boolean = hasTimeIndex
-  override protected def orderedRows: Boolean = WindowStateStore.hasOrderedRows(conf)
+  // As the checkpoint records (WindowStateStorage): a time index in a column family, and a
+  // group's rows ordered by time.
+  override protected def useColumnFamilies: Boolean = storage.timeIndex
+  override protected def orderedRows: Boolean = storage.orderedRows
 
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
     eventTimeWatermarkForEviction.exists(newInputWatermark > _)
@@ -86,7 +84,7 @@ case class StreamingWindowedAggregateExec(
     val numWindows = longMetric("numWindowsEmitted")
     val numRead = longMetric("numStateRowsRead")
     val bufferConf = WindowBufferConf(conf)
-    val (hasTimeIndex, orderedRows) = (this.hasTimeIndex, this.orderedRows)
+    val (hasTimeIndex, orderedRows) = (storage.timeIndex, storage.orderedRows)
 
     mapPartitionsWithWindowState(child.execute()) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
@@ -119,6 +117,7 @@ case class StreamingWindowedAggregateExec(
   override protected def details: Seq[(String, String, String)] = Seq(
     ("state", "State", stateInfo.toString),
     ("stateFormatVersion", "State format version", stateFormatVersion.toString),
+    ("stateStorage", "State arrangement", storage.toString),
     ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),
     ("watermarks", "Watermarks (late rows / eviction, ms)",
       s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"))

@@ -10,7 +10,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.IncrementalExecution
-import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord}
+import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord, WindowStateStorage}
 
 /**
  * Keeps a streaming windowed aggregation on the state it started with. When a micro-batch is
@@ -25,40 +25,47 @@ import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOpera
  *    micro-batch runs; a switch from update to append mode is recorded;
  *  - a restart of a checkpoint that holds state but no record (written by release 0.1.0): its
  *    state is version 1 ([[StateFormatVersion.unrecorded]]); the record is written then, so
- *    that later restarts are checked too.
+ *    that later restarts are checked too;
+ *  - the state keeps its arrangement ([[WindowStateStorage]]) across restarts, on any Spark: a
+ *    Spark that lacks what it needs (a checkpoint moved to an older Spark) fails clearly.
  *
  * The record is read once per run of a query (the first micro-batch it plans), on the driver.
  */
 object OperatorRecordCheck {
-  private val runs = new ConcurrentHashMap[(UUID, Long), Integer]()
+  private val runs = new ConcurrentHashMap[(UUID, Long), (Int, WindowStateStorage)]()
 
-  /** The state format version operator `operatorId` runs with; fails on a changed query. */
-  def stateFormatVersion(
+  /**
+   * The state format version and state arrangement operator `operatorId` runs with; fails on a
+   * changed query, or on state this Spark cannot read.
+   */
+  def stateFormat(
       session: SparkSession,
       execution: IncrementalExecution,
       operatorId: Long,
-      query: WindowOperatorRecord): Int =
-    runs.computeIfAbsent((execution.runId, operatorId), _ =>
-      Int.box(check(session, execution, operatorId, query))).intValue
+      query: WindowOperatorRecord): (Int, WindowStateStorage) =
+    runs.computeIfAbsent((execution.runId, operatorId), _ => check(session, execution, operatorId, query))
 
   private def check(
       session: SparkSession,
       execution: IncrementalExecution,
       operatorId: Long,
-      query: WindowOperatorRecord): Int = {
+      query: WindowOperatorRecord): (Int, WindowStateStorage) = {
+    val conf = session.sessionState.conf
     val operatorDir = new Path(execution.checkpointLocation, operatorId.toString)
     val file = new Path(operatorDir, "_sliding_window_agg/operator.json")
     val fs = file.getFileSystem(session.sessionState.newHadoopConf())
     val checkpoint = new Path(execution.checkpointLocation).getParent.toString
 
-    def write(record: WindowOperatorRecord): Int = {
+    def write(record: WindowOperatorRecord): (Int, WindowStateStorage) = {
       val out = fs.create(file, true)
       try out.write(record.json.getBytes(UTF_8)) finally out.close()
-      record.stateFormatVersion
+      (record.stateFormatVersion, record.storage.get)
     }
+    def newQuery(): (Int, WindowStateStorage) =
+      write(query.withVersion(StateFormatVersion.current).withStorage(WindowStateStorage.forNewQuery(conf)))
 
     if (execution.currentBatchId == 0) {
-      write(query.withVersion(StateFormatVersion.current))
+      newQuery()
     } else if (fs.exists(file)) {
       val in = fs.open(file)
       val recorded = try WindowOperatorRecord.fromJson(new String(IOUtils.toByteArray(in), UTF_8))
@@ -70,12 +77,23 @@ object OperatorRecordCheck {
       recorded.incompatibility(query).foreach { case (what, before, after) =>
         WindowErrors.incompatibleRestart(query.function, what, before, after, checkpoint)
       }
-      if (recorded.outputMode != query.outputMode) write(recorded.ranIn(query))
-      recorded.stateFormatVersion
+      val storage = recorded.storage.getOrElse(WindowStateStorage.unrecorded(conf))
+      storage.unsupportedHere.foreach { needs =>
+        WindowErrors.stateStorageUnsupported(query.function, storage.toString, needs, checkpoint)
+      }
+      if (recorded.outputMode != query.outputMode || recorded.storage.isEmpty) {
+        write(recorded.ranIn(query).withStorage(storage))
+      } else {
+        (recorded.stateFormatVersion, storage)
+      }
     } else if (fs.exists(operatorDir)) {
-      write(query.withVersion(StateFormatVersion.unrecorded))
+      val storage = WindowStateStorage.unrecorded(conf)
+      storage.unsupportedHere.foreach { needs =>
+        WindowErrors.stateStorageUnsupported(query.function, storage.toString, needs, checkpoint)
+      }
+      write(query.withVersion(StateFormatVersion.unrecorded).withStorage(storage))
     } else {
-      write(query.withVersion(StateFormatVersion.current))
+      newQuery()
     }
   }
 }

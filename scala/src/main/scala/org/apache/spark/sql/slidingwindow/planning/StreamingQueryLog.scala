@@ -6,7 +6,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StreamExecution}
-import org.apache.spark.sql.slidingwindow.state.WindowStateStore
+import org.apache.spark.sql.slidingwindow.state.{WindowStateStorage, WindowStateStore}
 
 /**
  * What the driver logs about a streaming windowed aggregation: once per run of a query, when
@@ -25,6 +25,7 @@ object StreamingQueryLog extends Logging {
       execution: IncrementalExecution,
       operator: WindowedAggregate,
       stateFormatVersion: Int,
+      storage: WindowStateStorage,
       conf: SQLConf): Unit = {
     if (logged.add(execution.runId)) {
       val function = operator.definition.kind.functionName
@@ -32,10 +33,10 @@ object StreamingQueryLog extends Logging {
         .getOrElse("?")
       val provider = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
       logInfo(s"Streaming query $query (run ${execution.runId}): $function aggregation with " +
-        s"state format version $stateFormatVersion, state store provider $provider")
-      if (!WindowStateStore.hasTimeIndex(conf)) {
+        s"state format version $stateFormatVersion ($storage), state store provider $provider")
+      if (!storage.timeIndex) {
         logWarning(s"Streaming query $query (run ${execution.runId}): the state store provider " +
-          s"$provider has no time index, so the $function aggregation scans every group of its " +
+          s"$provider (on this Spark, for this checkpoint) has no time index, so the $function aggregation scans every group of its " +
           s"state in every micro-batch that has a watermark, and the cost of a micro-batch " +
           s"grows with the state. Use RocksDB for large state or many groups: set " +
           s"${SQLConf.STATE_STORE_PROVIDER_CLASS.key}=${WindowStateStore.rocksDbProvider} " +

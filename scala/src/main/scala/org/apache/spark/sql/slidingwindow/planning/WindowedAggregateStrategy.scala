@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate}
-import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord}
+import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord, WindowStateStorage}
 
 /**
  * Plans a [[WindowedAggregate]]: a [[WindowedAggregateExec]] in a batch query, a
@@ -43,16 +43,16 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       val operatorId = execution.map(StreamingQueryContext.operatorId(_, a))
       val stateInfo = for (ie <- execution; id <- operatorId)
         yield StreamingQueryContext.stateInfo(ie, id, a.keys.nonEmpty)
-      // A running query keeps the state format its checkpoint records; a new one, or a plan
-      // explained outside a query, gets the current one.
-      val stateFormatVersion = (for (ie <- execution; id <- operatorId) yield {
+      // A running query keeps the state format and arrangement its checkpoint records; a new
+      // one, or a plan explained outside a query, gets the current ones.
+      val (stateFormatVersion, storage) = (for (ie <- execution; id <- operatorId) yield {
         val record = WindowOperatorRecord.of(StateFormatVersion.current, a.definition, a.keys,
           a.time, a.order, aggregates, outputMode.map(_.toString))
-        OperatorRecordCheck.stateFormatVersion(session, ie, id, record)
-      }).getOrElse(StateFormatVersion.current)
-      execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, session.sessionState.conf))
+        OperatorRecordCheck.stateFormat(session, ie, id, record)
+      }).getOrElse((StateFormatVersion.current, WindowStateStorage.forNewQuery(session.sessionState.conf)))
+      execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, storage, session.sessionState.conf))
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
-        results, stateFormatVersion, stateInfo, outputMode, None, None, planLater(a.child))
+        results, stateFormatVersion, storage, stateInfo, outputMode, None, None, planLater(a.child))
     }
   }
 

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.state
 
-import org.json4s.{DefaultFormats, Formats, JArray, JInt, JNothing, JObject, JString}
+import org.json4s.{DefaultFormats, Formats, JArray, JBool, JInt, JNothing, JObject, JString}
 import org.json4s.jackson.JsonMethods.{compact, parse, render}
 
 import org.apache.spark.sql.catalyst.expressions.Attribute
@@ -19,6 +19,8 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
  * rows (update mode emits changed windows only), so that switch is refused; the other way is
  * safe (append mode emits every window when it closes).
  *
+ * It also records how the state is arranged ([[WindowStateStorage]]), which a restart keeps.
+ *
  * Stored as JSON; fields are compared as the text they show in error messages.
  */
 final case class WindowOperatorRecord(
@@ -29,7 +31,8 @@ final case class WindowOperatorRecord(
     order: Option[String],
     keys: Seq[String],
     aggregates: Seq[String],
-    outputMode: Option[String]) {
+    outputMode: Option[String],
+    storage: Option[WindowStateStorage] = None) {
 
   /**
    * The first difference that makes the state of `this` unusable by `query`: (what, the value
@@ -58,6 +61,8 @@ final case class WindowOperatorRecord(
 
   def withVersion(version: Int): WindowOperatorRecord = copy(stateFormatVersion = version)
 
+  def withStorage(storage: WindowStateStorage): WindowOperatorRecord = copy(storage = Some(storage))
+
   def json: String = compact(render(JObject(
     "stateFormatVersion" -> JInt(stateFormatVersion),
     "function" -> JString(function),
@@ -66,7 +71,9 @@ final case class WindowOperatorRecord(
     "order" -> order.map(JString(_)).getOrElse(JNothing),
     "keys" -> JArray(keys.map(JString(_)).toList),
     "aggregates" -> JArray(aggregates.map(JString(_)).toList),
-    "outputMode" -> outputMode.map(JString(_)).getOrElse(JNothing))))
+    "outputMode" -> outputMode.map(JString(_)).getOrElse(JNothing),
+    "timeIndex" -> storage.map(s => JBool(s.timeIndex)).getOrElse(JNothing),
+    "orderedRows" -> storage.map(s => JBool(s.orderedRows)).getOrElse(JNothing))))
 }
 
 object WindowOperatorRecord {
@@ -109,6 +116,9 @@ object WindowOperatorRecord {
       str("function"), str("size"), str("time"),
       (json \ "order").extractOpt[String],
       strings("keys"), strings("aggregates"),
-      (json \ "outputMode").extractOpt[String])
+      (json \ "outputMode").extractOpt[String],
+      // Written since the release that runs on several Spark versions (absent before).
+      for (index <- (json \ "timeIndex").extractOpt[Boolean]; ordered <- (json \ "orderedRows").extractOpt[Boolean])
+        yield WindowStateStorage(index, ordered))
   }
 }

@@ -38,6 +38,8 @@ class WindowErrorsSuite {
       (() => WindowErrors.stateFormatUnsupported("sliding_window", 9, Seq(1, 2), "file:/ck")),
     "incompatibleRestart" -> (() => WindowErrors.incompatibleRestart(
       "sliding_window", "window size", "'10 seconds'", "'5 seconds'", "file:/ck")),
+    "stateStorageUnsupported" -> (() => WindowErrors.stateStorageUnsupported(
+      "sliding_window", "time index", "a time index (Spark 4.0 and later)", "file:/ck")),
     "boundsOverflow" -> (() => WindowErrors.boundsOverflow("sliding_window", Long.MaxValue, 10L)))
 
   /** The exception of a factory, thrown (analysis errors) or returned (run-time errors). */

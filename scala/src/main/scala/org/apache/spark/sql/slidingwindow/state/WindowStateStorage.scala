@@ -1,0 +1,44 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * How a streaming query's state is arranged in its store, chosen when the query first starts and
+ * kept for its whole life (recorded with its [[WindowOperatorRecord]]), whatever Spark a restart
+ * runs on:
+ *  - `timeIndex`: a `time_index` column family says when each group is due (RocksDB on Spark 4;
+ *    without it every group is visited in every micro-batch with a watermark);
+ *  - `orderedRows`: a group's rows are kept ordered by time and read by range scan (RocksDB on
+ *    Spark 4.2 and later); otherwise by prefix scan, then sorted.
+ * A checkpoint can so move to a later Spark (it keeps its arrangement), not to one that lacks
+ * what its arrangement needs (docs/compatibility.md).
+ */
+final case class WindowStateStorage(timeIndex: Boolean, orderedRows: Boolean) {
+  require(timeIndex || !orderedRows, "ordered rows come with the time index")
+
+  /** Why this Spark cannot run state arranged so, if it cannot. */
+  def unsupportedHere: Option[String] =
+    if (timeIndex && !StateStoreApi.hasColumnFamilies) {
+      Some("a time index in a column family of the RocksDB state store (Spark 4.0 and later)")
+    } else if (orderedRows && !OrderedRangeScan.supported) {
+      Some("RocksDB state ordered by time within each group (Spark 4.2 and later)")
+    } else None
+
+  override def toString: String =
+    if (orderedRows) "time index, ordered rows" else if (timeIndex) "time index" else "scan"
+}
+
+object WindowStateStorage {
+  /** The arrangement a query started now gets from its state store provider and this Spark. */
+  def forNewQuery(conf: SQLConf): WindowStateStorage =
+    WindowStateStorage(WindowStateStore.hasTimeIndex(conf), WindowStateStore.hasOrderedRows(conf))
+
+  /**
+   * The arrangement of a checkpoint whose record does not say: one written by release 0.1.0,
+   * which ran on Spark 4.3 only, where RocksDB state had both.
+   */
+  def unrecorded(conf: SQLConf): WindowStateStorage = {
+    val rocksDb = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) == WindowStateStore.rocksDbProvider
+    WindowStateStorage(rocksDb, rocksDb)
+  }
+}
