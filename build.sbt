@@ -37,6 +37,8 @@ lazy val root = (project in file("."))
     Compile / packageBin / artifactPath :=
       target.value / s"sliding-window-agg_${spark.minor}_${spark.scalaBinary}.jar",
     Test / scalaSource    := baseDirectory.value / "scala" / "src" / "test" / "scala",
+    Test / unmanagedSourceDirectories ++=
+      spark.shimFolders(baseDirectory.value / "scala" / "src" / "test" / "scala-shims"),
     // The error conditions (error/sliding-window-error-conditions.json), packaged as they are.
     Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
 

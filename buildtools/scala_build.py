@@ -23,6 +23,7 @@ MAIN_SOURCES = os.path.join(ROOT, "scala", "src", "main", "scala")
 # from a to b (docs/development.md, "One source tree for every Spark").
 SHIM_SOURCES = os.path.join(ROOT, "scala", "src", "main", "scala-shims")
 TEST_SOURCES = os.path.join(ROOT, "scala", "src", "test", "scala")
+TEST_SHIM_SOURCES = os.path.join(ROOT, "scala", "src", "test", "scala-shims")
 # Files the jar carries as they are (the error conditions), under their path in this folder.
 MAIN_RESOURCES = os.path.join(ROOT, "scala", "src", "main", "resources")
 # The Spark minor versions the sources build for, oldest first; the jar of each is
@@ -107,17 +108,17 @@ def _minor_key(minor: str) -> tuple:
     return tuple(int(p) for p in minor.split("."))
 
 
-def shim_folders(minor: str) -> list[str]:
+def shim_folders(minor: str, shims: str = SHIM_SOURCES) -> list[str]:
     """The shim folders compiled for a Spark minor version: every scala-shims/spark-<a>[-<b>]
     whose range holds it."""
     found = []
-    for name in sorted(os.listdir(SHIM_SOURCES)) if os.path.isdir(SHIM_SOURCES) else []:
+    for name in sorted(os.listdir(shims)) if os.path.isdir(shims) else []:
         match = re.fullmatch(r"spark-(\d+\.\d+)(?:-(\d+\.\d+))?", name)
         if not match:
             raise RuntimeError(f"unexpected shim folder {name}: name it spark-<a> or spark-<a>-<b>")
         low, high = match.group(1), match.group(2) or match.group(1)
         if _minor_key(low) <= _minor_key(minor) <= _minor_key(high):
-            found.append(os.path.join(SHIM_SOURCES, name))
+            found.append(os.path.join(shims, name))
     return found
 
 
@@ -261,8 +262,10 @@ def junit_classpath() -> list[str]:
 
 
 def build_test_jar(main_jar: str, out_jar: str, jars: str | None = None) -> str:
-    """Compiles scala/src/test (JUnit suites and test-only UDAFs) against the main jar."""
-    srcs = sources(TEST_SOURCES)
+    """Compiles scala/src/test (JUnit suites and test-only UDAFs, with the test shims of the
+    Spark version) against the main jar."""
+    srcs = sources(TEST_SOURCES) + [
+        s for f in shim_folders(spark_minor(jars), TEST_SHIM_SOURCES) for s in sources(f)]
     if os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(
             srcs + [main_jar, os.path.abspath(__file__)]):
         return out_jar

@@ -5,9 +5,10 @@ import scala.jdk.CollectionConverters._
 import org.junit.Assert._
 import org.junit.Test
 
-import org.apache.spark.{SparkThrowable, SparkThrowableHelper}
+import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.trees.Origin
+import org.apache.spark.sql.slidingwindow.TestThrowables
 
 /** The error conditions file, and the errors of [[WindowErrors]] built from it. */
 class WindowErrorsSuite {
@@ -61,7 +62,7 @@ class WindowErrorsSuite {
 
   @Test def noConditionIsAlsoOneOfSpark(): Unit = {
     for (condition <- WindowErrorConditions.all) {
-      assertFalse(condition, SparkThrowableHelper.isValidErrorClass(condition.split('.').head))
+      assertFalse(condition, TestThrowables.isSparkCondition(condition.split('.').head))
     }
   }
 
@@ -75,10 +76,10 @@ class WindowErrorsSuite {
   @Test def everyFactoryRaisesAConditionOfTheFile(): Unit = {
     for ((name, factory) <- factories) {
       val e = raised(factory)
-      val condition = e.getCondition
+      val condition = TestThrowables.condition(e)
       assertTrue(s"$name: $condition", WindowErrorConditions.exists(condition))
       assertEquals(name, WindowErrorConditions.sqlState(condition), e.getSqlState)
-      assertEquals(name, WindowErrorConditions.template(condition), e.getDefaultMessageTemplate)
+      TestThrowables.template(e).foreach(t => assertEquals(name, WindowErrorConditions.template(condition), t))
       assertEquals(name, WindowErrorConditions.parameters(condition).toSet,
         e.getMessageParameters.asScala.keySet)
       val message = e.asInstanceOf[Throwable].getMessage
@@ -90,7 +91,7 @@ class WindowErrorsSuite {
   }
 
   @Test def everyConditionIsRaisedBySomeFactory(): Unit = {
-    val raisedConditions = factories.map { case (_, f) => raised(f).getCondition }.toSet
+    val raisedConditions = factories.map { case (_, f) => TestThrowables.condition(raised(f)) }.toSet
     assertEquals(WindowErrorConditions.all.toSet, raisedConditions)
   }
 
@@ -112,7 +113,7 @@ class WindowErrorsSuite {
     val e = raised(factories.toMap.apply("wrongNumberOfArguments")).asInstanceOf[AnalysisException]
     val positioned = e.withPosition(Origin(line = Some(1), startPosition = Some(37)))
     assertTrue(positioned.getClass.getName, positioned.isInstanceOf[WindowAnalysisException])
-    assertEquals("WINDOW_WRONG_NUM_ARGS.WRONG_COUNT", positioned.getCondition)
+    assertEquals("WINDOW_WRONG_NUM_ARGS.WRONG_COUNT", TestThrowables.condition(positioned))
     assertEquals("42605", positioned.getSqlState)
     assertEquals(e.getMessageParameters, positioned.getMessageParameters)
     assertTrue(positioned.getMessage, positioned.getMessage.endsWith(

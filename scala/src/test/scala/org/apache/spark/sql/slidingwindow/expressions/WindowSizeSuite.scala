@@ -7,6 +7,7 @@ import org.junit.Test
 
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, Literal}
+import org.apache.spark.sql.slidingwindow.TestThrowables
 import org.apache.spark.sql.types.StringType
 import org.apache.spark.unsafe.types.CalendarInterval
 
@@ -19,7 +20,7 @@ class WindowSizeSuite {
   private def rejected(size: Expression, problem: String): Unit = {
     val e = assertThrows(classOf[AnalysisException], () => micros(size))
     val message = e.getMessage
-    assertTrue(e.getCondition, e.getCondition.startsWith("WINDOW_INVALID_SIZE."))
+    assertTrue(TestThrowables.condition(e), TestThrowables.condition(e).startsWith("WINDOW_INVALID_SIZE."))
     assertEquals("22023", e.getSqlState)
     assertTrue(message, message.contains("sliding_window"))
     assertTrue(s"expected '$problem' in: $message", message.contains(problem))

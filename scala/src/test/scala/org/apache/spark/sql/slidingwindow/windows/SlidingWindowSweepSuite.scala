@@ -6,8 +6,8 @@ import scala.util.Random
 import org.junit.Assert._
 import org.junit.Test
 
-import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
+import org.apache.spark.sql.slidingwindow.TestThrowables
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, TwoStacks, WindowBufferConf, WindowContents}
 
 /**
@@ -198,7 +198,7 @@ class SlidingWindowSweepSuite {
       val sweep = new SlidingWindowSweep(10, TwoStacks.inMemory(buffers, WindowBufferConf.default))
       val e = assertThrows(classOf[ArithmeticException],
         () => sweep.add(t, partialOf(buffers, Seq(Row(t, Some(1), 0))), sink))
-      assertEquals("WINDOW_BOUNDS_OVERFLOW", e.asInstanceOf[SparkThrowable].getCondition)
+      assertEquals("WINDOW_BOUNDS_OVERFLOW", TestThrowables.condition(e))
       assertTrue(e.getMessage, e.getMessage.contains(t.toString))
     }
     assertTrue(sink.windows.isEmpty)
