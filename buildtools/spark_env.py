@@ -2,6 +2,7 @@
 
     python buildtools/spark_env.py 4.1 [-- <pytest arguments>]
     python buildtools/spark_env.py --all-jars     # every version's jar (the release wheel)
+    python buildtools/spark_env.py 3.5 --run <script> [arguments]   # a script on that Spark
 
 creates (or reuses) build/venvs/spark-4.1 with pyspark 4.1.x and the test tools, builds
 sliding-window-agg_4.1_2.13.jar against that pyspark's jars, then runs pytest there with the
@@ -25,6 +26,8 @@ DEFAULT = "4.3"
 # client libraries for the versions whose tests start a Connect server).
 TEST_TOOLS = ["pytest>=7", "mkdocs>=1.5", "mkdocstrings[python]>=0.26", "setuptools>=77", "pandas>=2,<3",
               "pyarrow"]
+# pyspark 3.5 predates NumPy 2 (and the pyarrow releases that require it).
+PINS = {"3.5": ["numpy<2", "pyarrow<17", "pandas<2.3"]}
 
 
 def venv_dir(minor: str) -> str:
@@ -38,12 +41,15 @@ def venv_python(minor: str) -> str:
 def ensure_venv(minor: str) -> str:
     """The Python of the version's virtualenv, created with its pyspark on first use."""
     python = venv_python(minor)
-    marker = os.path.join(venv_dir(minor), f"pyspark-{PYSPARK[minor]}.installed")
-    if not os.path.exists(marker):
-        subprocess.run([sys.executable, "-m", "venv", venv_dir(minor)], check=True)
-        subprocess.run([python, "-m", "pip", "install", "-q", f"pyspark[connect]=={PYSPARK[minor]}",
-                        *TEST_TOOLS], check=True)
-        open(marker, "w").close()
+    requirements = [f"pyspark[connect]=={PYSPARK[minor]}", *TEST_TOOLS, *PINS.get(minor, [])]
+    marker = os.path.join(venv_dir(minor), "requirements.installed")
+    installed = open(marker).read() if os.path.exists(marker) else None
+    if installed != "\n".join(requirements):
+        if not os.path.exists(python):
+            subprocess.run([sys.executable, "-m", "venv", venv_dir(minor)], check=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", *requirements], check=True)
+        with open(marker, "w") as f:
+            f.write("\n".join(requirements))
     return python
 
 
@@ -59,8 +65,9 @@ def environment(minor: str) -> tuple[str, dict]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "python"), ROOT]),
            "SWA_SPARK_JARS": jars_dir(python)}
     env.pop("SPARK_HOME", None)
-    subprocess.run([python, os.path.join(ROOT, "buildtools", "scala_build.py")], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    # Rebuilt only when a source is newer than the jar.
+    subprocess.run([python, "-c", "from buildtools import scala_build; scala_build.build_main_jar()"],
+                   env=env, check=True, cwd=ROOT)
     return python, env
 
 
@@ -73,6 +80,9 @@ def main(argv: list[str]) -> int:
     if minor not in PYSPARK:
         sys.exit(f"unknown Spark version {minor}: one of {', '.join(PYSPARK)}")
     python, env = environment(minor)
+    if argv[1:2] == ["--run"]:  # a script on that Spark, such as tests/checkpoint_fixtures.py
+        env["PYTHONPATH"] += os.pathsep + os.path.join(ROOT, "tests")
+        return subprocess.run([python, *argv[2:]], env=env, cwd=ROOT).returncode
     print(f"== Spark {PYSPARK[minor]}: pytest {' '.join(pytest_args)}", flush=True)
     return subprocess.run([python, "-m", "pytest", *pytest_args], env=env, cwd=ROOT).returncode
 

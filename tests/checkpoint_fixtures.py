@@ -16,6 +16,13 @@ frozen here, as the releases ran them: a query that changed would be refused on 
 A release that changes the state layout adds its fixtures, written by its own code:
 
     python tests/checkpoint_fixtures.py <release>
+
+Checkpoints also move to later Spark versions, keeping how their state is arranged
+(docs/compatibility.md): tests/fixtures/checkpoints/spark-<version>/ holds RocksDB checkpoints
+written on an earlier Spark, whose arrangement differs from a new query's on the default Spark,
+restarted by the same test. They were written by this code run on that Spark:
+
+    python buildtools/spark_env.py 3.5 --run tests/checkpoint_fixtures.py spark-3.5 rocksdb
 """
 from __future__ import annotations
 
@@ -158,7 +165,7 @@ def write_fixture(spark, release: str, function: str, mode: str, store: str, wor
     return folder
 
 
-def main(release: str) -> None:
+def main(release: str, stores: List[str]) -> None:
     import tempfile
 
     from pyspark.sql import SparkSession
@@ -170,11 +177,11 @@ def main(release: str) -> None:
     spark.sparkContext.setLogLevel("ERROR")
     for function in FUNCTIONS:
         for mode in MODES:
-            for store in STORES:
+            for store in stores:
                 with tempfile.TemporaryDirectory() as work:
                     print(write_fixture(spark, release, function, mode, store, work))
     spark.stop()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:] or list(STORES))

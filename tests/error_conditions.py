@@ -30,12 +30,19 @@ def conditions() -> Dict[str, dict]:
     return out
 
 
+def condition_of(e: Any) -> str:
+    """The condition of a PySpark exception: `getCondition()` (PySpark 4), `getErrorClass()`
+    (PySpark 3.5, where conditions were called error classes)."""
+    get = getattr(e, "getCondition", None) or e.getErrorClass
+    return get()
+
+
 def assert_condition(e: Any, condition: str, sql_state: Optional[str] = None) -> None:
     """`e` (a PySpark or Connect exception, or a Java one through py4j) has `condition` of the
     file, with its SQLSTATE (and that is `sql_state`, if given)."""
     known = conditions()
     assert condition in known, f"{condition} is not in {CONDITIONS_FILE}"
-    assert e.getCondition() == condition, f"{e.getCondition()} != {condition}: {e}"
+    assert condition_of(e) == condition, f"{condition_of(e)} != {condition}: {e}"
     assert e.getSqlState() == known[condition]["sqlState"], (e.getSqlState(), str(e))
     if sql_state is not None:
         assert e.getSqlState() == sql_state

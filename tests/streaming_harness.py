@@ -210,6 +210,9 @@ class Run:
 
 
 def progress_dict(p) -> dict:
+    """A progress report as a dict: PySpark 3.5 gives dicts, PySpark 4 progress objects."""
+    if isinstance(p, dict):
+        return p
     j = p.json
     return json.loads(j() if callable(j) else j)
 

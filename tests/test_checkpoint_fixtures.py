@@ -26,8 +26,11 @@ def test_every_release_has_a_fixture_of_each_kind():
             (f.function, f.mode, f.meta["store"]))
     assert "0.1.0" in by_release
     for release, kinds in by_release.items():
+        # Checkpoints of earlier Spark versions (spark-X.Y): RocksDB only, whose arrangement of
+        # the state depends on the Spark version (docs/compatibility.md).
+        stores = ("rocksdb",) if release.startswith("spark-") else ("rocksdb", "default")
         assert kinds == {(fn, m, s) for fn in ("sliding_window", "batch_window")
-                         for m in ("append", "update") for s in ("rocksdb", "default")}, release
+                         for m in ("append", "update") for s in stores}, release
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.name)

@@ -10,6 +10,7 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
+from error_conditions import condition_of
 from reference import sliding_windows
 from windows_util import events_df, window_micros
 
@@ -94,7 +95,7 @@ def test_sliding_window_agg_says_which_argument_is_wrong(spark, case):
     args.update({name: value() if callable(value) else value for name, value in changes.items()})
     with pytest.raises(PySparkTypeError) as e:
         swa.sliding_window_agg(**args)
-    assert e.value.getCondition() == "NOT_EXPECTED_TYPE"
+    assert condition_of(e.value) == "NOT_EXPECTED_TYPE"
     message = str(e.value)
     assert f"Argument `{arg}` should be {expected}" in message and message.endswith(f"got {given}."), message
 
