@@ -25,6 +25,7 @@ Configurations, on the same stream:
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
 import tempfile
@@ -70,7 +71,7 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
     try:
         deadline = time.time() + args.timeout
         while True:
-            progress = [p for p in query.recentProgress if p.numInputRows > 0]
+            progress = [p for p in reports(query) if p["numInputRows"] > 0]
             if len(progress) >= fill + args.measured:
                 break
             if query.exception() is not None:
@@ -83,24 +84,30 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
         shutil.rmtree(checkpoint, ignore_errors=True)
         for k in conf or {}:
             spark.conf.unset(k)
-    steady = sorted((p for p in query.recentProgress if p.numInputRows > 0),
-                    key=lambda p: p.batchId)[fill:fill + args.measured]
-    ms = [p.durationMs["triggerExecution"] for p in steady]
-    ops = [p.stateOperators[0] for p in steady]
-    rows = sum(p.numInputRows for p in steady)
+    steady = sorted((p for p in reports(query) if p["numInputRows"] > 0),
+                    key=lambda p: p["batchId"])[fill:fill + args.measured]
+    ms = [p["durationMs"]["triggerExecution"] for p in steady]
+    ops = [p["stateOperators"][0] for p in steady]
+    rows = sum(p["numInputRows"] for p in steady)
     return {
         "name": name,
         "batches": len(steady),
         "rows_per_s": rows / (sum(ms) / 1000),
         "ms_median": statistics.median(ms),
-        "state_rows": statistics.mean(o.numRowsTotal for o in ops),
-        "rows_read": statistics.mean(o.customMetrics.get("numStateRowsRead", 0) for o in ops),
-        "emitted": statistics.mean(o.numRowsUpdated if "numWindowsEmitted" not in o.customMetrics
-                                   else o.customMetrics["numWindowsEmitted"] for o in ops),
+        "rows_in": rows / len(steady),
+        "state_rows": statistics.mean(o["numRowsTotal"] for o in ops),
+        "rows_read": statistics.mean(o.get("customMetrics", {}).get("numStateRowsRead", 0) for o in ops),
+        "emitted": statistics.mean(o["numRowsUpdated"] if "numWindowsEmitted" not in o.get("customMetrics", {})
+                                   else o["customMetrics"]["numWindowsEmitted"] for o in ops),
     }
 
 
-def main(argv: Optional[List[str]] = None) -> List[Dict]:
+def reports(query) -> List[Dict]:
+    """The query's recent progress reports as dicts (PySpark 3.5 gives dicts, 4 objects)."""
+    return [p if isinstance(p, dict) else json.loads(p.json) for p in query.recentProgress]
+
+
+def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--groups", type=int, default=100_000)
     p.add_argument("--rows-per-batch", type=int, default=100_000)
@@ -114,8 +121,11 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
     p.add_argument("--partitions", type=int, default=4)
     p.add_argument("--timeout", type=float, default=1800, help="seconds allowed per configuration")
     p.add_argument("--report", help="write the results as Markdown to this file")
-    args = p.parse_args(argv)
+    return p.parse_args(argv)
 
+
+def main(argv: Optional[List[str]] = None) -> List[Dict]:
+    args = parse(argv)
     spark = session("sliding-window-agg streaming benchmark", conf={
         "spark.sql.shuffle.partitions": str(args.partitions),
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
