@@ -58,3 +58,26 @@ def test_fixture_paths_are_portable():
             for name in names:
                 with open(os.path.join(root, name)) as text:
                     assert "/tmp" not in text.read(), os.path.join(root, name)
+
+
+@pytest.mark.every_spark
+def test_checkpoint_arranged_for_a_later_spark_is_refused_clearly(spark, tmp_path):
+    """0.1.0's RocksDB checkpoints were written on Spark 4.3, with a time index in a column
+    family and a group's rows ordered by time (docs/compatibility.md): Spark 3.5 has no column
+    families and 4.0/4.1 no ordered range scans, so there the restart fails before any
+    micro-batch runs, with a condition that says why (4.2 and later restart them above)."""
+    version = tuple(int(p) for p in spark.version.split(".")[:2])
+    if version >= (4, 2):
+        pytest.skip(f"Spark {spark.version} reads every arrangement (test_checkpoint_of_an_earlier_release_restarts)")
+    fixture = next(f for f in FIXTURES if f.meta["release"] == "0.1.0" and f.meta["store"] == "rocksdb"
+                   and f.function == "sliding_window" and f.mode == "append")
+    source, checkpoint = fixture.restore(str(tmp_path))
+    with state_store(spark, fixture.store), pytest.raises(Exception) as e:
+        run_query(spark, source, checkpoint, query(fixture.function, fixture.size_text), fixture.mode)
+    message = str(e.value)
+    assert "[WINDOW_STATE_STORAGE_UNSUPPORTED]" in message, message
+    assert f"this is Spark {spark.version}" in message
+    needs = "column family" if version < (4, 0) else "ordered by time"
+    assert needs in message, message
+    assert not os.path.exists(os.path.join(checkpoint, "commits", str(len(fixture.first_run().progress)))), \
+        "no micro-batch committed"
