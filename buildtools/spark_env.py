@@ -3,6 +3,7 @@
     python buildtools/spark_env.py 4.1 [-- <pytest arguments>]
     python buildtools/spark_env.py --all-jars     # every version's jar (the release wheel)
     python buildtools/spark_env.py 3.5 --run <script> [arguments]   # a script on that Spark
+    python buildtools/spark_env.py --prepare 3.5 4.0     # create the virtualenvs only
 
 creates (or reuses) build/venvs/spark-4.1 with pyspark 4.1.x and the test tools, builds
 sliding-window-agg_4.1_2.13.jar against that pyspark's jars, then runs pytest there with the
@@ -75,6 +76,10 @@ def main(argv: list[str]) -> int:
     if argv == ["--all-jars"]:  # the release wheel's jars
         for minor in PYSPARK:
             environment(minor)
+        return 0
+    if argv[:1] == ["--prepare"]:  # the virtualenvs only (make test, while Spark 4.3's tests run)
+        for minor in argv[1:]:
+            ensure_venv(minor)
         return 0
     minor, pytest_args = argv[0], argv[2:] if argv[1:2] == ["--"] else argv[1:]
     if minor not in PYSPARK:

@@ -1,0 +1,10 @@
+package org.apache.spark.sql.slidingwindow.errors
+
+import org.apache.spark.SparkThrowable
+
+/** How a [[SparkThrowable]] reports its condition, on Spark 4.0 (which has no message templates). */
+trait ConditionThrowableOfThisSpark extends SparkThrowable {
+  protected def condition: String
+
+  override def getCondition: String = condition
+}
