@@ -41,3 +41,16 @@ def test_memory_benchmark_runs():
     out = run_benchmark("benchmarks.memory", "--rows", "300000", "--windows", "20000", timeout=600)
     assert "300,000" in out  # the group case
     assert "| 20,000 |" in out  # the stream case: windows closed in one micro-batch, all emitted
+
+
+def test_spark_versions_benchmark_measures_both_queries_on_this_spark():
+    """Its child, which each Spark's virtualenv runs, on the Spark of this run."""
+    import json
+
+    out = run_benchmark("benchmarks.spark_versions", "--child", "--groups", "50", "--rows-per-batch", "200",
+                        "--advance", "10", "--window", "10", "--delay", "5", "--measured", "2",
+                        "--partitions", "2")
+    line = next(line for line in out.splitlines() if line.startswith("RESULT "))
+    found = json.loads(line[len("RESULT "):])
+    assert [r["name"] for r in found["results"]] == ["sliding_window", "window"]
+    assert all(r["rows_per_s"] > 0 and r["rows_in"] == 200 for r in found["results"]), found

@@ -135,9 +135,12 @@ def test_spark_connect_client_alone(wheel, tmp_path):
             print(e)
         print(swa.configure(SparkSession.builder.remote("sc://localhost:15002")) is not None)
     """)
+    # pyspark-client's own column functions (F.lit) exit when SPARK_HOME is unset (4.2.0 looks
+    # for a Spark while checking its dependencies): any folder will do, a Spark is not needed.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARK_REMOTE")}
+    env["SPARK_HOME"] = str(tmp_path)
     result = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=300,
-                            cwd=tmp_path, env={k: v for k, v in os.environ.items()
-                                               if k not in ("PYTHONPATH", "SPARK_HOME", "SPARK_REMOTE")})
+                            cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
     assert lines[0] == "Column" and lines[-1] == "True", lines

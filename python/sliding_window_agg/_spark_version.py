@@ -38,12 +38,12 @@ def running_spark_version() -> Tuple[str, str]:
 
 def is_connect_client_only() -> bool:
     """Whether this Python environment has only the Spark Connect client (``pip install
-    pyspark-client``): no Spark to start here (no ``$SPARK_HOME``, no jars in the pyspark package)."""
+    pyspark-client``): no Spark to start here (no jars in ``$SPARK_HOME`` nor in the pyspark
+    package)."""
     import pyspark
 
-    if os.environ.get("SPARK_HOME"):
-        return False
-    return not os.path.isdir(os.path.join(os.path.dirname(os.path.abspath(pyspark.__file__)), "jars"))
+    homes = [os.environ.get("SPARK_HOME"), os.path.dirname(os.path.abspath(pyspark.__file__))]
+    return not any(home and os.path.isdir(os.path.join(home, "jars")) for home in homes)
 
 
 def check_spark_version(running: Optional[str] = None, jar: Optional[str] = None) -> None:
