@@ -97,7 +97,9 @@ def test_a_new_query_records_its_state_format(spark, tmp_path):
         record = json.load(f)
     assert record == {"stateFormatVersion": 1, "function": "sliding_window", "size": "'10 seconds'",
                       "time": "`ts` TIMESTAMP", "keys": ["`k` STRING"], "aggregates": ["sum(v)"],
-                      "outputMode": "Append"}
+                      "outputMode": "Append",
+                      # the default provider: no time index (docs/compatibility.md)
+                      "timeIndex": False, "orderedRows": False}
 
 
 def test_what_the_state_does_not_depend_on_may_change(spark, provider, tmp_path):
@@ -185,7 +187,7 @@ def test_a_checkpoint_without_a_record_is_version_1_and_gets_one(spark, tmp_path
 
 def test_a_running_query_shows_its_state_format_version(spark, tmp_path):
     """explain() of a running query, and the operator's EXPLAIN FORMATTED block, show the
-    version its state is written in."""
+    version its state is written in, and how it is arranged."""
     source = str(tmp_path / "in")
     write_files(source, FILES)
     query = (windowed()(read_stream(spark, source)).writeStream.format("noop")
@@ -196,8 +198,9 @@ def test_a_running_query_shows_its_state_format_version(spark, tmp_path):
         plan = query._jsq.streamingQuery().lastExecution().executedPlan()
     finally:
         query.stop()
-    assert "stateFormatVersion=1, mode=Append" in plan.toString()
+    assert "stateFormatVersion=1, stateStorage=scan, mode=Append" in plan.toString()
     operator = find_node(plan, "SlidingWindowAggregate")
     block = operator.verboseStringWithOperatorId()
     assert "State format version: 1" in block and "Output mode: Append" in block, block
+    assert "State arrangement: scan" in block, block
     assert "Window: sliding_window(ts#" in block, block
