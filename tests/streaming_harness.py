@@ -240,16 +240,31 @@ def run_query(spark: SparkSession, source: str, checkpoint: str,
 
 
 @contextmanager
-def state_store(spark: SparkSession, provider: str) -> Iterator[None]:
-    old = spark.conf.get(PROVIDER_CONF, None)
-    spark.conf.set(PROVIDER_CONF, provider)
+def session_conf(spark: SparkSession, key: str, value: str) -> Iterator[None]:
+    """`key` set to `value` on the session while the block runs."""
+    old = spark.conf.get(key, None)
+    spark.conf.set(key, value)
     try:
         yield
     finally:
         if old is None:
-            spark.conf.unset(PROVIDER_CONF)
+            spark.conf.unset(key)
         else:
-            spark.conf.set(PROVIDER_CONF, old)
+            spark.conf.set(key, old)
+
+
+def state_store(spark: SparkSession, provider: str):
+    return session_conf(spark, PROVIDER_CONF, provider)
+
+
+# The state format of queries started in the block (state/StateFormatVersion.scala).
+STATE_FORMAT_CONF = "spark.sql.slidingWindow.state.formatVersion"
+# How many Partial and Suffix rows a group keeps in its record (state format 2).
+INLINE_ROWS_CONF = "spark.sql.slidingWindow.state.inlineRows"
+
+
+def state_format(spark: SparkSession, version: int):
+    return session_conf(spark, STATE_FORMAT_CONF, str(version))
 
 
 

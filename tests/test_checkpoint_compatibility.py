@@ -95,7 +95,7 @@ def test_a_new_query_records_its_state_format(spark, tmp_path):
     _, checkpoint, _ = first_run(spark, tmp_path, windowed())
     with open(os.path.join(checkpoint, RECORD)) as f:
         record = json.load(f)
-    assert record == {"stateFormatVersion": 1, "function": "sliding_window", "size": "'10 seconds'",
+    assert record == {"stateFormatVersion": 2, "function": "sliding_window", "size": "'10 seconds'",
                       "time": "`ts` TIMESTAMP", "keys": ["`k` STRING"], "aggregates": ["sum(v)"],
                       "outputMode": "Append",
                       # the default provider: no time index (docs/compatibility.md)
@@ -198,9 +198,9 @@ def test_a_running_query_shows_its_state_format_version(spark, tmp_path):
         plan = query._jsq.streamingQuery().lastExecution().executedPlan()
     finally:
         query.stop()
-    assert "stateFormatVersion=1, stateStorage=scan, mode=Append" in plan.toString()
+    assert "stateFormatVersion=2, stateStorage=scan, mode=Append" in plan.toString()
     operator = find_node(plan, "SlidingWindowAggregate")
     block = operator.verboseStringWithOperatorId()
-    assert "State format version: 1" in block and "Output mode: Append" in block, block
+    assert "State format version: 2" in block and "Output mode: Append" in block, block
     assert "State arrangement: scan" in block, block
     assert "Window: sliding_window(ts#" in block, block

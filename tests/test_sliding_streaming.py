@@ -19,8 +19,8 @@ from streaming_harness import (BASE, CASE, CHECKS, DELAY, DELAY_TEXT, FLUSH_KEY,
                                ROCKSDB, SEC, SIZES, TIME, VALUE, Batch, Run, Stream, batch_plan,
                                check_append, check_closed_windows, check_update, diff_message,
                                dropped_rows, flush_event, generate_stream, operator_metrics,
-                               output, restart_point, run_query, sliding_query, state_store,
-                               watermark_ms, write_files)
+                               output, restart_point, run_query, sliding_query, state_format,
+                               state_store,                                watermark_ms, write_files)
 from windows_util import Event, window_micros
 
 
@@ -345,13 +345,14 @@ def test_update_mode_after_append_mode_leaves_no_state_of_closed_groups(spark, t
     mode, a group whose rows all expire loses them too: once the watermark has passed every
     window, only the flush key's row is left (read with Spark's state data source). The switch
     is refused where the checkpoint records the output mode; a checkpoint of release 0.1.0 does
-    not (its record, removed here, did not exist)."""
+    not (its record, removed here, did not exist): the query writes state format 1, as 0.1.0
+    did."""
     events = [(0, k, BASE + t * SEC, 1, i) for i, (k, t) in enumerate(
         [("a", 0), ("b", 1), ("a", 4), ("a", 12), ("b", 13), ("a", 30), ("b", 31)])]
     files = [events[:3], events[3:5], events[5:]]
     source, checkpoint = str(tmp_path / "in"), str(tmp_path / "checkpoint")
     build = sliding_query("10 seconds")
-    with state_store(spark, HDFS):
+    with state_store(spark, HDFS), state_format(spark, 1):
         write_files(source, files[:2])
         run_query(spark, source, checkpoint, build, "append")
         stored = spark.read.format("statestore").option("operatorId", 1000).load(checkpoint)

@@ -120,7 +120,7 @@ def test_driver_logs_the_state_format_once_per_run_and_warns_without_rocksdb(spa
         for i in range(3):
             add_file(i)
         assert run(tmp_path / "default") >= 3
-        assert len(logged("INFO")) == 1 and "state format version 1" in logged("INFO")[0]
+        assert len(logged("INFO")) == 1 and "state format version 2" in logged("INFO")[0]
         assert len(logged("WARN")) == 1, capture.lines()
         warning = logged("WARN")[0]
         assert "scans every group of its state in every micro-batch" in warning

@@ -46,11 +46,14 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
     } else if (closing == null) {
       closing = evictionWatermarkMicros.map(state.due).getOrElse(Iterator.empty)
     } else if (closing.hasNext) {
-      work = new ClosingWindows(closing.next(), evictionWatermarkMicros.get)
+      val group = closing.next()
+      state.open(group)
+      work = new ClosingWindows(group, evictionWatermarkMicros.get)
     } else if (groupsIn == null) {
       groupsIn = groups(input, dropLate = false) // batch windows never drop a row
     } else if (groupsIn.hasNext) {
       val (group, rows) = groupsIn.next()
+      state.open(group)
       work = new GroupRows(group, rows)
     } else {
       return false
@@ -76,6 +79,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
         } else {
           rows.close()
           closed.foreach(state.remove(group, Partial, _))
+          state.close()
           false
         }
       } catch {
@@ -104,6 +108,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
         true
       } else {
         save(group, stored, sink)
+        state.close()
         false
       }
     }
@@ -131,8 +136,12 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
       state.remove(group, Partial, old)
       state.unschedule(old + sizeMicros, group)
     }
-    state.put(group, Partial, start,
-      codec.windowValue(buffers.freeze(windows.openAggregate), windows.streamTime.get))
-    if (!stored.contains(start)) state.schedule(start + sizeMicros, group)
+    val value = codec.windowValue(buffers.freeze(windows.openAggregate), windows.streamTime.get)
+    if (stored.contains(start)) {
+      state.put(group, Partial, start, value)
+    } else {
+      state.insert(group, Partial, start, value)
+      state.schedule(start + sizeMicros, group)
+    }
   }
 }

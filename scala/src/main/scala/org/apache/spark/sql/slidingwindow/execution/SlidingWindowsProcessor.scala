@@ -43,9 +43,11 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   override protected def begin(rows: Iterator[InternalRow]): Unit = input = groups(rows)
 
   /**
-   * One step: a step of the work under way, or the ingestion of one group (in update mode, its
-   * changed windows follow: they depend on its rows only), or, once every new row is stored (the
-   * visits push the new times), the start of the next due group's visit.
+   * One step: a step of the work under way, or the ingestion of one group, or, once every new
+   * row is stored (the visits push the new times), the start of the next due group's visit. A
+   * group whose state says that it is due ([[org.apache.spark.sql.slidingwindow.state.WindowStateStore.claimVisit]],
+   * state format 2) is visited right after its ingestion, while it is open; in update mode, its
+   * changed windows come first (they depend on its rows only).
    */
   override protected def step(): Boolean = {
     if (work != null) {
@@ -53,14 +55,25 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     } else if (dueGroups == null) {
       if (input.hasNext) {
         val (group, rows) = input.next()
+        state.open(group)
         val times = ingest(group, rows)
-        if (!appendMode) work = new ChangedWindows(group, times)
+        val visitNow = evictionWatermarkMicros.exists(state.claimVisit(group, _, times.head))
+        // The left window of the first new time closes when the watermark reaches it: append mode
+        // emits it then. Update mode schedules the same visit (see `expire`). A visit now
+        // schedules whatever is next.
+        if (!visitNow) state.schedule(times.head, group)
+        work =
+          if (!appendMode) new ChangedWindows(group, times, expireAfter = visitNow)
+          else if (visitNow) new Visit(group, evictionWatermarkMicros.get)
+          else { state.close(); null }
       } else {
         dueGroups = evictionWatermarkMicros.map(state.due).getOrElse(Iterator.empty)
       }
     } else if (dueGroups.hasNext) {
+      val group = dueGroups.next()
       val watermark = evictionWatermarkMicros.get
-      if (appendMode) work = new Visit(dueGroups.next(), watermark) else expire(dueGroups.next(), watermark)
+      state.open(group)
+      if (appendMode) work = new Visit(group, watermark) else { expire(group, watermark); state.close() }
     } else {
       return false
     }
@@ -68,8 +81,8 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   }
 
   /**
-   * Stores the new rows of a group; in update mode, returns the times that received rows (append
-   * mode only needs the first one, and returns null).
+   * Stores the new rows of a group; returns the times that received rows (append mode only
+   * needs the first one).
    */
   private def ingest(group: UnsafeRow, rows: Iterator[InternalRow]): NewTimes = {
     val times = mutable.ArrayBuilder.make[Long]
@@ -82,18 +95,15 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
       partial.begin(grouped.next())
       while (grouped.hasNext && grouped.head.getLong(timeOrdinal) == t) partial.add(grouped.next())
       val stored = state.get(group, Partial, t)
-      state.put(group, Partial, t, codec.partialValue(
-        if (stored == null) partial.result else buffers.mergePartials(codec.buffer(stored), partial.result)))
+      if (stored == null) state.insert(group, Partial, t, codec.partialValue(partial.result))
+      else state.put(group, Partial, t, codec.partialValue(buffers.mergePartials(codec.buffer(stored), partial.result)))
       if (!any) { first = t; any = true }
       if (!appendMode) {
         times += t
         if (stored == null) created += t
       }
     }
-    // The left window of the first new time closes when the watermark reaches it: append mode
-    // emits it then. Update mode schedules the same visit (see `expire`).
-    state.schedule(first, group)
-    if (appendMode) null else NewTimes(times.result(), created.result())
+    if (appendMode) NewTimes(Array(first), null) else NewTimes(times.result(), created.result())
   }
 
   /**
@@ -219,6 +229,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
           state.schedule(time, group)
       }
       back.clear()
+      state.close()
     }
   }
 
@@ -226,13 +237,14 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   private lazy val sweep = new SlidingWindowSweep(sizeMicros, TwoStacks.inMemory(buffers, bufferConf))
 
   /**
-   * Update mode: the windows whose rows changed, new ones included, in steps. A window changed
+   * Update mode: the windows whose rows changed, new ones included, in steps; then, when the
+   * group's visit was claimed at its ingestion (`expireAfter`), its [[expire]]. A window changed
    * when it holds a time u that received rows (its start a has u - S <= a <= u), or when it is
    * the right window of a time u that had no row before, [u + 1, u + 1 + S], and no window had
    * its bounds before: none did unless a row was already at its end (the same bounds as that
    * row's left window). Unchanged windows are not emitted.
    */
-  private final class ChangedWindows(group: UnsafeRow, times: NewTimes) extends StepWork {
+  private final class ChangedWindows(group: UnsafeRow, times: NewTimes, expireAfter: Boolean) extends StepWork {
     // The stored times the sweep has pushed: by the time a window closes, those up to its end.
     sweptCount = 0
     private def storedAt(t: Long): Boolean = java.util.Arrays.binarySearch(swept, 0, sweptCount, t) >= 0
@@ -270,6 +282,8 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
           true
         } else {
           sweep.reset()
+          if (expireAfter) expire(group, evictionWatermarkMicros.get)
+          state.close()
           false
         }
       } catch {

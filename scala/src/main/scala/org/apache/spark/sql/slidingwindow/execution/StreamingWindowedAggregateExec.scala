@@ -58,7 +58,11 @@ case class StreamingWindowedAggregateExec(
 
   override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
     Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"),
-      StatefulOperatorCustomSumMetric("numStateRowsRead", "number of state rows read"))
+      StatefulOperatorCustomSumMetric("numStateRowsRead", "number of state rows read"),
+      StatefulOperatorCustomSumMetric("numGroupsMovedToRows",
+        "number of groups whose rows moved out of their record (state format 2)"),
+      StatefulOperatorCustomSumMetric("numGroupsMovedToRecords",
+        "number of groups whose rows moved back into their record (state format 2)"))
 
   // As the checkpoint records (WindowStateStorage): a time index in a column family, and a
   // group's rows ordered by time.
@@ -83,12 +87,14 @@ case class StreamingWindowedAggregateExec(
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000)
     val numWindows = longMetric("numWindowsEmitted")
     val numRead = longMetric("numStateRowsRead")
+    val (numMovedToRows, numMovedToRecords) = (longMetric("numGroupsMovedToRows"), longMetric("numGroupsMovedToRecords"))
     val bufferConf = WindowBufferConf(conf)
     val (hasTimeIndex, orderedRows) = (storage.timeIndex, storage.orderedRows)
+    val inlineRows = WindowStateStore.inlineRows(conf)
 
     mapPartitionsWithWindowState(child.execute()) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows)
+      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, inlineRows, eviction)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,
@@ -107,6 +113,8 @@ case class StreamingWindowedAggregateExec(
         numUpdated += state.rowsWritten
         numRemoved += state.rowsRemoved
         numRead += state.rowsRead
+        numMovedToRows += state.groupsMovedToRows
+        numMovedToRecords += state.groupsMovedToRecords
         commitTime += timeTakenMs { store.commit() }
         setStoreMetrics(store)
         setOperatorMetrics()

@@ -62,7 +62,7 @@ object OperatorRecordCheck {
       (record.stateFormatVersion, record.storage.get)
     }
     def newQuery(): (Int, WindowStateStorage) =
-      write(query.withVersion(StateFormatVersion.current).withStorage(WindowStateStorage.forNewQuery(conf)))
+      write(query.withVersion(StateFormatVersion.forNewQuery(conf)).withStorage(WindowStateStorage.forNewQuery(conf)))
 
     if (execution.currentBatchId == 0) {
       newQuery()

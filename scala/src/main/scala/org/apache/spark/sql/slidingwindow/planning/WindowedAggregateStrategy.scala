@@ -46,10 +46,11 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       // A running query keeps the state format and arrangement its checkpoint records; a new
       // one, or a plan explained outside a query, gets the current ones.
       val (stateFormatVersion, storage) = (for (ie <- execution; id <- operatorId) yield {
-        val record = WindowOperatorRecord.of(StateFormatVersion.current, a.definition, a.keys,
+        val record = WindowOperatorRecord.of(StateFormatVersion.forNewQuery(session.sessionState.conf), a.definition, a.keys,
           a.time, a.order, aggregates, outputMode.map(_.toString))
         OperatorRecordCheck.stateFormat(session, ie, id, record)
-      }).getOrElse((StateFormatVersion.current, WindowStateStorage.forNewQuery(session.sessionState.conf)))
+      }).getOrElse((StateFormatVersion.forNewQuery(session.sessionState.conf),
+        WindowStateStorage.forNewQuery(session.sessionState.conf)))
       execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, storage, session.sessionState.conf))
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
         results, stateFormatVersion, storage, stateInfo, outputMode, None, None, planLater(a.child))

@@ -22,6 +22,8 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
     row
   }
 
+  override def hasTimeIndex: Boolean = true
+
   override def rows(group: InternalRow, kind: StateRowKind, from: Long, to: Long): RowCursor =
     if (!orderedRows) scanRows(group, kind, from, to)
     else {
@@ -33,12 +35,12 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
 
   override def schedule(time: Long, group: InternalRow): Unit = {
     StateStoreApi.put(store, codec.indexKey(time, group), nothing, layout.indexFamily)
-    rowsWritten += 1
+    writes += 1
   }
 
   override def unschedule(time: Long, group: InternalRow): Unit = {
     StateStoreApi.remove(store, codec.indexKey(time, group), layout.indexFamily)
-    rowsRemoved += 1
+    removes += 1
   }
 
   /**
@@ -60,10 +62,10 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
           entries.close()
           entries = null
         } else {
-          rowsRead += 1
+          reads += 1
           val group = codec.groupOfIndex(key).copy()
           StateStoreApi.remove(store, key, layout.indexFamily)
-          rowsRemoved += 1
+          removes += 1
           if (visited.add(group)) nextGroup = group
         }
       }
@@ -86,7 +88,7 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
         val pair = iter.next()
         val t = codec.timeOfKey(pair.key)
         if (t >= from && t <= to) {
-          rowsRead += 1
+          reads += 1
           set(t, pair.value)
           return true
         }

@@ -14,6 +14,8 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 private[state] final class ScanningWindowStateStore(store: StateStore, layout: WindowStateLayout)
   extends WindowStateStore(store, layout) {
 
+  override def hasTimeIndex: Boolean = false
+
   override def rows(group: InternalRow, kind: StateRowKind, from: Long, to: Long): RowCursor =
     scanRows(group, kind, from, to)
 

@@ -1,5 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 
+import org.apache.spark.sql.internal.SQLConf
+
 /**
  * The versions of the streaming state layout ([[WindowStateLayout]]). A query keeps the layout it
  * started with for its whole life: the version is recorded in its checkpoint when it first starts
@@ -11,13 +13,32 @@ package org.apache.spark.sql.slidingwindow.state
  *  - 1 (release 0.1.0): one key space of (group, kind, time) rows: Partial, Suffix and Meta
  *    rows; with RocksDB, the `time_index` column family. Checkpoints of 0.1.0 carry no record:
  *    they are version 1.
+ *  - 2 (release 0.2.0): one record per group ([[StateRowKind.Record]], [[GroupRecord]]) holds its
+ *    Meta fields and its next scheduled visit, and, while the group has at most
+ *    `spark.sql.slidingWindow.state.inlineRows` Partial and Suffix rows, those rows too; a larger
+ *    group keeps them as rows of their own, as in version 1. A micro-batch so reads and writes
+ *    one state row per small group it visits. Values have a fourth field, `__record`.
  */
 object StateFormatVersion {
+  /**
+   * The state format of new queries, as Spark's `spark.sql.streaming.aggregation.stateFormatVersion`:
+   * for tests and for a cluster that must keep writing a format an older release reads.
+   */
+  val newQueriesKey = "spark.sql.slidingWindow.state.formatVersion"
+
   /** The versions this release reads and writes. */
-  val supported: Seq[Int] = Seq(1)
+  val supported: Seq[Int] = Seq(1, 2)
 
   /** The version of new queries. */
-  val current: Int = 1
+  val current: Int = 2
+
+  /** The version a query started now gets: [[current]], unless [[newQueriesKey]] says another. */
+  def forNewQuery(conf: SQLConf): Int = {
+    val version = conf.getConfString(newQueriesKey, current.toString).toInt
+    require(supported.contains(version),
+      s"$newQueriesKey must be one of ${supported.mkString(", ")}, got $version")
+    version
+  }
 
   /** The version of a checkpoint that holds state but no record (written by 0.1.0). */
   val unrecorded: Int = 1

@@ -28,7 +28,13 @@ object StateRowKind {
    */
   case object Meta extends StateRowKind(2)
 
-  val all: Seq[StateRowKind] = Seq(Partial, Suffix, Meta)
+  /**
+   * State format 2, at time 0: the group's record ([[GroupRecord]]): its Meta fields, its next
+   * scheduled visit and, while the group is small, its Partial and Suffix rows.
+   */
+  case object Record extends StateRowKind(3)
+
+  val all: Seq[StateRowKind] = Seq(Partial, Suffix, Meta, Record)
 
   /** The kind stored as `id`. */
   def of(id: Int): StateRowKind =

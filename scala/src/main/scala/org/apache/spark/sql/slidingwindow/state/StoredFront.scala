@@ -66,7 +66,7 @@ final class StoredFront(state: WindowStateStore, memory: RowStack) extends Parti
     cursor.close()
     while (popped.nonEmpty) state.remove(group, Suffix, popped.removeHead())
     while (!memory.isEmpty) {
-      state.put(group, Suffix, memory.topTime, state.codec.partialValue(memory.top))
+      state.insert(group, Suffix, memory.topTime, state.codec.partialValue(memory.top))
       memory.pop()
     }
     clear()

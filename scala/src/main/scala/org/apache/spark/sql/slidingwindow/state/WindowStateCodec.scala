@@ -1,9 +1,9 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, CreateStruct, Expression, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, CreateStruct, Expression, GenericInternalRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.ConcatRow
-import org.apache.spark.sql.types.{IntegerType, LongType, StructType}
+import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructType}
 
 /**
  * Keys and values of a [[WindowStateLayout]]. Every row it returns is reused by the next call.
@@ -21,10 +21,21 @@ final class WindowStateCodec(layout: WindowStateLayout) {
 
   private val times = new SpecificInternalRow(Seq(LongType, LongType))
   private val valueInput = new ConcatRow
-  private val valueProjection = UnsafeProjection.create(
-    CreateStruct(fieldsOf(bufferSchema)) +: Seq(
-      BoundReference(numBufferFields, LongType, nullable = true),
-      BoundReference(numBufferFields + 1, LongType, nullable = true)))
+  private val valueProjection = UnsafeProjection.create(Seq(
+    CreateStruct(fieldsOf(bufferSchema)),
+    BoundReference(numBufferFields, LongType, nullable = true),
+    BoundReference(numBufferFields + 1, LongType, nullable = true)) ++
+    (if (hasGroupRecords) Seq(Literal(null, BinaryType)) else Nil))
+
+  // State format 2: a group's record, from its Meta value (or none) and its contents.
+  private val recordContents = new SpecificInternalRow(Seq(BinaryType))
+  private val recordInput = new ConcatRow
+  private val noMeta = new GenericInternalRow(4) // a Meta value of nulls (format 2 has 4 fields)
+  private val recordProjection = if (!hasGroupRecords) null else UnsafeProjection.create(Seq(
+    BoundReference(0, bufferSchema, nullable = true),
+    BoundReference(1, LongType, nullable = true),
+    BoundReference(2, LongType, nullable = true),
+    BoundReference(4, BinaryType, nullable = true))) // the Meta value's 4 fields, then the contents
 
   private val indexTime = new SpecificInternalRow(Seq(LongType))
   private val indexInput = new ConcatRow
@@ -65,6 +76,21 @@ final class WindowStateCodec(layout: WindowStateLayout) {
   /** A value of a [[StateRowKind.Meta]] row: the aggregate of the back of the group's queue. */
   def metaValue(buffer: InternalRow, lastPushed: Long, backOldest: Option[Long]): UnsafeRow =
     value(buffer, Some(lastPushed), backOldest)
+
+  /**
+   * State format 2: the value of a group's [[StateRowKind.Record]] row: the fields of its Meta
+   * value (none: null) and the record's own contents ([[GroupRecord]]).
+   */
+  def recordValue(meta: UnsafeRow, contents: Array[Byte]): UnsafeRow = {
+    recordContents.update(0, contents)
+    recordProjection(recordInput(if (meta == null) noMeta else meta, recordContents))
+  }
+
+  /** State format 2: whether a group's record carries Meta fields. */
+  def recordHasMeta(record: UnsafeRow): Boolean = !record.isNullAt(1)
+
+  /** State format 2: the contents of a group's record. */
+  def recordContentsOf(record: UnsafeRow): Array[Byte] = record.getBinary(3)
 
   /** The buffer of a value, read in place. */
   def buffer(value: UnsafeRow): UnsafeRow = value.getStruct(0, numBufferFields)

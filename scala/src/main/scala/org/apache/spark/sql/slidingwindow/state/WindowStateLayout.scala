@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, Literal, UnsafeProjection}
-import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType}
+import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructField, StructType}
 
 /**
  * How a streaming windowed aggregation keeps its state (docs/contract.md, "Sliding windows in
@@ -28,9 +28,15 @@ import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructTyp
  * visited again (a window of it closes, or rows of it expire), so that a micro-batch finds the
  * groups it has work for by reading the head of the index, never by scanning the state.
  *
+ * State format 2 adds one [[StateRowKind.Record]] row per group ([[GroupRecord]]), which holds
+ * what the Meta row held, the group's next scheduled visit, and, while the group is small, its
+ * Partial and Suffix rows; values get a fourth field, `__record` (the record's own contents, null
+ * in other rows), and `__buffer` may be null (a record without Meta fields).
+ *
  * A query without grouping keys stores a constant group column.
  */
-final class WindowStateLayout(keys: Seq[Attribute], val bufferSchema: StructType) extends Serializable {
+final class WindowStateLayout(val version: Int, keys: Seq[Attribute], val bufferSchema: StructType)
+  extends Serializable {
 
   private val groupFields: Seq[StructField] =
     if (keys.isEmpty) Seq(StructField("__group", IntegerType, nullable = false))
@@ -41,10 +47,13 @@ final class WindowStateLayout(keys: Seq[Attribute], val bufferSchema: StructType
 
   val keySchema: StructType =
     StructType(groupFields ++ Seq(StructField("__kind", IntegerType, nullable = false), timeField))
+  /** State format 2 and later: one record per group ([[GroupRecord]]). */
+  val hasGroupRecords: Boolean = version >= 2
   val valueSchema: StructType = StructType(Seq(
-    StructField("__buffer", bufferSchema, nullable = false),
+    StructField("__buffer", bufferSchema, nullable = hasGroupRecords),
     StructField("__t1", LongType, nullable = true),
-    StructField("__t2", LongType, nullable = true)))
+    StructField("__t2", LongType, nullable = true)) ++
+    (if (hasGroupRecords) Seq(StructField("__record", BinaryType, nullable = true)) else Nil))
   val numBufferFields: Int = bufferSchema.length
 
   /** Ordered by time within (group, kind), for range scans; or prefix scans by (group, kind). */
@@ -77,6 +86,6 @@ object WindowStateLayout {
   /** The layout of state format `version` ([[StateFormatVersion]]). */
   def apply(version: Int, keys: Seq[Attribute], bufferSchema: StructType): WindowStateLayout = {
     require(StateFormatVersion.supported.contains(version), s"unknown state format version $version")
-    new WindowStateLayout(keys, bufferSchema)
+    new WindowStateLayout(version, keys, bufferSchema)
   }
 }

@@ -14,30 +14,56 @@ import org.apache.spark.sql.internal.SQLConf
  * Reads and writes are counted ([[rowsRead]], [[rowsWritten]]): a micro-batch's state work is in
  * proportion to its input and output, not to the state it keeps, and these counts show it.
  *
- * Two implementations: [[IndexedWindowStateStore]] (RocksDB) and [[ScanningWindowStateStore]].
+ * A caller works on one group at a time, between [[open]] and [[close]]: state format 2 keeps a
+ * group's rows in one record ([[GroupRecordStore]]), read by `open` and written by `close`.
+ *
+ * Two implementations of the rows: [[IndexedWindowStateStore]] (RocksDB) and
+ * [[ScanningWindowStateStore]]; state format 2 adds [[GroupRecordStore]] over either.
  */
 abstract class WindowStateStore private[state] (val store: StateStore, val layout: WindowStateLayout) {
   val codec: WindowStateCodec = layout.codec()
 
-  var rowsRead = 0L
-  var rowsWritten = 0L
-  var rowsRemoved = 0L
+  protected var reads = 0L
+  protected var writes = 0L
+  protected var removes = 0L
+  def rowsRead: Long = reads
+  def rowsWritten: Long = writes
+  def rowsRemoved: Long = removes
+
+  /** State format 2: groups whose rows moved out of their record, and back into it. */
+  def groupsMovedToRows: Long = 0L
+  def groupsMovedToRecords: Long = 0L
+
+  /** Starts the work on a group: every call until [[close]] is about this group. */
+  def open(group: UnsafeRow): Unit = ()
+
+  /** Ends the work on the group [[open]]ed: what changed is stored. */
+  def close(): Unit = ()
+
+  /** Whether every group's rows are found through a time index (else `due` returns every group). */
+  def hasTimeIndex: Boolean
 
   /** The value of a row, or null. Valid until the next read. */
   def get(group: InternalRow, kind: StateRowKind, time: Long): UnsafeRow = {
     val value = StateStoreApi.get(store, codec.key(group, kind, time), layout.dataFamily)
-    if (value != null) rowsRead += 1
+    if (value != null) reads += 1
     value
   }
 
+  /** Writes a row, new or not. */
   def put(group: InternalRow, kind: StateRowKind, time: Long, value: UnsafeRow): Unit = {
     StateStoreApi.put(store, codec.key(group, kind, time), value, layout.dataFamily)
-    rowsWritten += 1
+    writes += 1
   }
 
+  /** Writes a row the group does not have yet ([[put]], where the caller knows it is new). */
+  def insert(group: InternalRow, kind: StateRowKind, time: Long, value: UnsafeRow): Unit =
+    put(group, kind, time, value)
+
+  /** Removes a row the group has. */
   def remove(group: InternalRow, kind: StateRowKind, time: Long): Unit = {
     StateStoreApi.remove(store, codec.key(group, kind, time), layout.dataFamily)
-    rowsRemoved += 1
+    removes += 1
   }
 
   /** A group's rows of `kind` with `from <= time <= to`, in ascending time. */
@@ -51,7 +77,7 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
       val t = codec.timeOfKey(pair.key)
       if (t >= from && t <= to) found += ((t, pair.value.copy()))
     } finally iter.close()
-    rowsRead += found.length
+    reads += found.length
     RowCursor.of(found.sortBy(_._1).iterator)
   }
 
@@ -64,8 +90,17 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   /**
    * The groups to visit under `watermark`, each once, read as they are pulled; their schedule
    * entries are consumed. A visit may schedule the group again, always later than `watermark`.
+   * Groups [[claimVisit]]ed are left out.
    */
   def due(watermark: Long): Iterator[UnsafeRow]
+
+  /**
+   * Whether the group [[open]] now, whose new rows start at `firstNew`, is due under
+   * `watermark`, as far as this store knows without reading its time index; if so, the caller
+   * visits it now and [[due]] leaves it out. State format 1 does not know (false): its groups
+   * are found by [[due]].
+   */
+  def claimVisit(group: UnsafeRow, watermark: Long, firstNew: Long): Boolean = false
 }
 
 object WindowStateStore {
@@ -84,8 +119,22 @@ object WindowStateStore {
    */
   def hasOrderedRows(conf: SQLConf): Boolean = hasTimeIndex(conf) && OrderedRangeScan.supported
 
-  def apply(store: StateStore, layout: WindowStateLayout, hasTimeIndex: Boolean, orderedRows: Boolean)
-      : WindowStateStore =
-    if (hasTimeIndex) new IndexedWindowStateStore(store, layout, orderedRows)
-    else new ScanningWindowStateStore(store, layout)
+  /**
+   * The store of one micro-batch of one partition, whose eviction watermark is `watermark` (its
+   * [[due]] groups are visited in it). State format 2 keeps a group's rows in its record while
+   * it has at most `inlineRows` of them.
+   */
+  def apply(store: StateStore, layout: WindowStateLayout, hasTimeIndex: Boolean, orderedRows: Boolean,
+      inlineRows: Int, watermark: Option[Long]): WindowStateStore = {
+    val rows =
+      if (hasTimeIndex) new IndexedWindowStateStore(store, layout, orderedRows)
+      else new ScanningWindowStateStore(store, layout)
+    if (layout.hasGroupRecords) new GroupRecordStore(rows, inlineRows, watermark) else rows
+  }
+
+  /** How many Partial and Suffix rows a group keeps in its record at most (state format 2). */
+  val inlineRowsKey = "spark.sql.slidingWindow.state.inlineRows"
+  val defaultInlineRows = 128
+
+  def inlineRows(conf: SQLConf): Int = conf.getConfString(inlineRowsKey, defaultInlineRows.toString).toInt
 }

@@ -1,0 +1,78 @@
+"""State format 2 (docs/architecture.md, "State format versions"): each group's state in one
+record while it is small, in rows of its own once it outgrows
+`spark.sql.slidingWindow.state.inlineRows`, and back in the record once it has shrunk to half
+of that. Random streams, restarted from their checkpoint at every micro-batch, with limits small
+enough that groups cross the threshold both ways, give exactly the windows of the brute-force
+reference (tests/reference.py) on both state store providers and in both output modes; Spark's
+state data source shows the groups' rows moving."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Dict, List, Set
+
+import pytest
+
+from streaming_harness import (CHECKS, HDFS, INLINE_ROWS_CONF, generate_stream, operator_metrics,
+                               run_query, session_conf, sliding_query, state_format, state_store,
+                               write_files)
+
+PARTIAL, SUFFIX, META, RECORD = 0, 1, 2, 3
+OPERATOR_ID = 1000
+
+
+def stored_kinds(spark, checkpoint: str) -> Dict[tuple, Set[int]]:
+    """{(case, key): the kinds of the group's state rows} after the last committed micro-batch."""
+    rows = (spark.read.format("statestore").option("operatorId", OPERATOR_ID).load(checkpoint)
+            .selectExpr("key.case AS case", "key.k AS k", "key.__kind AS kind").collect())
+    kinds: Dict[tuple, Set[int]] = defaultdict(set)
+    for r in rows:
+        kinds[(r.case, r.k)].add(r.kind)
+    return kinds
+
+
+def run_file_by_file(spark, tmp_path, stream, mode: str, read_state: bool):
+    """Runs the query once per file: it restarts from its checkpoint before every micro-batch.
+    Returns the runs and, with `read_state`, the kinds of each group's state rows after each."""
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "checkpoint")
+    runs, states = [], []
+    for i, rows in enumerate(stream.files):
+        write_files(source, [rows], first=i)
+        runs.append(run_query(spark, source, checkpoint, sliding_query("10 seconds"), mode))
+        if read_state:
+            states.append(stored_kinds(spark, checkpoint))
+    return runs, states
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("mode", ["append", "update"])
+@pytest.mark.parametrize("seed,inline_rows", [(1, 2), (2, 3), (3, 4)])
+def test_groups_crossing_the_inline_limit_both_ways(spark, provider, tmp_path, mode, seed, inline_rows):
+    stream = generate_stream(f"records-{seed}", 10_000_000, cases=6)
+    with state_format(spark, 2), session_conf(spark, INLINE_ROWS_CONF, str(inline_rows)):
+        runs, states = run_file_by_file(spark, tmp_path, stream, mode, read_state=provider == HDFS)
+    CHECKS[mode](stream, runs)
+    moves = [(m["customMetrics"]["numGroupsMovedToRows"], m["customMetrics"]["numGroupsMovedToRecords"])
+             for m in operator_metrics(runs)]
+    assert sum(out for out, _ in moves) > 0, f"harness: no group outgrew its record: {moves}"
+    assert sum(back for _, back in moves) > 0, f"harness: no group moved back into its record: {moves}"
+    if provider == HDFS:  # Spark's state data source reads this provider's state (docs/streaming.md)
+        large = defaultdict(list)  # group -> whether it had rows outside its record, run by run
+        for state in states:
+            for group, kinds in state.items():
+                assert RECORD in kinds and META not in kinds, (group, kinds)
+                large[group].append(bool(kinds & {PARTIAL, SUFFIX}))
+        assert any(any(seq) for seq in large.values()), "no group had rows outside its record"
+
+
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_every_group_in_its_record_below_the_limit(spark, tmp_path, mode):
+    """With the default limit, the random streams' groups stay small: one state row each (read
+    from Spark's default provider, whose state the state data source reads)."""
+    stream = generate_stream("records-small", 10_000_000, cases=6)
+    with state_store(spark, HDFS), state_format(spark, 2):
+        runs, states = run_file_by_file(spark, tmp_path, stream, mode, read_state=True)
+    CHECKS[mode](stream, runs)
+    assert any(states)
+    for state in states:
+        for group, kinds in state.items():
+            assert kinds == {RECORD}, (group, kinds)
