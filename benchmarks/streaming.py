@@ -1,35 +1,39 @@
-"""Streaming sliding windows with RocksDB state: sustained throughput, and the cost of a
-micro-batch as the state grows at a constant input rate (docs/performance.md).
+"""Streaming sliding windows with RocksDB state against Spark's own tumbling window() on the
+same stream, shape by shape (docs/performance.md, "Structured Streaming").
 
-    python -m benchmarks.streaming [--groups 100000] [--rows-per-batch 100000] [--measured 10]
+    python -m benchmarks.streaming [--shapes all] [--measured 10] [--profile] [--report FILE]
 
 The input is Spark's `rate-micro-batch` source: the same number of rows in every micro-batch,
 event time advancing by `--advance` seconds per micro-batch (each row's time spread over that
-span), keys `value % groups`. Each configuration runs micro-batches as fast as it can (trigger
-every 0 seconds, `noop` sink, append mode, watermark delay `--delay`) until its windows are full
-(event time past window + delay), then `--measured` more, over which it is measured:
+span), keys `value % groups`, so every group receives rows-per-batch / groups rows per
+micro-batch. Each query runs micro-batches as fast as it can (trigger every 0 seconds, `noop`
+sink, watermark delay `--delay`) until its windows are full (event time past window + delay),
+then `--measured` more, over which it is measured:
 
 - sustained rows/s: input rows / time of those micro-batches;
-- ms per micro-batch, and what the operator reports: state rows, state rows read, windows emitted.
+- ms per micro-batch, and what the operator reports: state rows, state rows read, written and
+  removed, windows emitted.
 
-Configurations, on the same stream:
-(1) sliding_window of `--window` (1 minute);
-(2) sliding_window of `--state-factor` x `--window` (20): the same input rate, and at least ten
-    times the state (a group's rows span window + delay + one micro-batch, and a group also
-    keeps a few rows of its own whatever the window);
-(3) (1) with `spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows` off: Spark's RocksDB
-    provider then stops reading every key before it writes or deletes it (to count the keys),
-    and reports no `numRowsTotal`;
-(4) for reference, Spark's own tumbling `window(ts, --window)` aggregation with RocksDB state.
+For each shape (groups x rows per group per micro-batch x window, SHAPES), on the same stream:
+(a) sliding_window, append mode; (b) sliding_window, update mode; (c) Spark's tumbling
+`window()` with the same aggregates (count, sum, max), append mode. With `--profile`, a JFR
+recording of the measured micro-batches of each query: the share of CPU samples by where the
+sampled thread was (RocksDB, this extension, Spark, ...).
+
+`--groups`, `--rows-per-batch` and `--window` run one shape of your own instead.
 """
 from __future__ import annotations
 
 import argparse
+import collections
 import json
+import os
 import shutil
 import statistics
+import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional
 
 from pyspark.sql import DataFrame, SparkSession
@@ -58,20 +62,25 @@ def source(spark: SparkSession, args) -> DataFrame:
 
 
 def measure(spark: SparkSession, args, name: str, window_seconds: float,
-            build: Callable[[DataFrame], DataFrame], conf: Optional[Dict[str, str]] = None) -> Dict:
+            build: Callable[[DataFrame], DataFrame], conf: Optional[Dict[str, str]] = None,
+            mode: str = "append", profile: bool = False) -> Dict:
     """Runs one configuration; `conf` is set on the session while it runs (a new query, with a
-    new checkpoint, gets new state store providers, which read it)."""
+    new checkpoint, gets new state store providers, which read it). With `profile`, a JFR
+    recording of the driver JVM (local mode: the executors too) covers its measured micro-batches."""
     # Full windows: the watermark is past window + delay from the first row on.
     fill = int((window_seconds + args.delay) / args.advance) + 2
     checkpoint = tempfile.mkdtemp(prefix="swa-bench-")
     for k, v in (conf or {}).items():
         spark.conf.set(k, v)
-    query = (build(source(spark, args)).writeStream.format("noop").outputMode("append")
+    query = (build(source(spark, args)).writeStream.format("noop").outputMode(mode)
              .option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds").start())
+    recording = None
     try:
         deadline = time.time() + args.timeout
         while True:
             progress = [p for p in reports(query) if p["numInputRows"] > 0]
+            if profile and recording is None and len(progress) >= fill:
+                recording = Recording(spark)
             if len(progress) >= fill + args.measured:
                 break
             if query.exception() is not None:
@@ -81,6 +90,7 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
             time.sleep(0.5)
     finally:
         query.stop()
+        profile_summary = recording.stop() if recording is not None else None
         shutil.rmtree(checkpoint, ignore_errors=True)
         for k in conf or {}:
             spark.conf.unset(k)
@@ -91,12 +101,16 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
     rows = sum(p["numInputRows"] for p in steady)
     return {
         "name": name,
+        "mode": mode,
         "batches": len(steady),
         "rows_per_s": rows / (sum(ms) / 1000),
         "ms_median": statistics.median(ms),
         "rows_in": rows / len(steady),
         "state_rows": statistics.mean(o["numRowsTotal"] for o in ops),
         "rows_read": statistics.mean(o.get("customMetrics", {}).get("numStateRowsRead", 0) for o in ops),
+        "rows_written": statistics.mean(o["numRowsUpdated"] for o in ops),
+        "rows_removed": statistics.mean(o.get("numRowsRemoved", 0) for o in ops),
+        "profile": profile_summary,
         "emitted": statistics.mean(o["numRowsUpdated"] if "numWindowsEmitted" not in o.get("customMetrics", {})
                                    else o["customMetrics"]["numWindowsEmitted"] for o in ops),
     }
@@ -107,21 +121,137 @@ def reports(query) -> List[Dict]:
     return [p if isinstance(p, dict) else json.loads(p.json) for p in query.recentProgress]
 
 
+class Recording:
+    """A JFR recording of this session's JVM (`jcmd`), summarized as the shares of its CPU samples
+    by where the sampled thread was: the first frame, from the top of its stack, of a known part
+    (JDK and Scala library frames are passed over, so a TreeMap call counts for its caller)."""
+
+    PARTS = [
+        ("RocksDB (JNI)", ("org.rocksdb.",)),
+        ("Spark state store", ("org.apache.spark.sql.execution.streaming.state.",)),
+        ("sliding-window-agg", ("org.apache.spark.sql.slidingwindow.",)),
+        ("Spark generated code", ("org.apache.spark.sql.catalyst.expressions.GeneratedClass",
+                                  "org.apache.spark.sql.catalyst.expressions.SpecificUnsafe")),
+        ("Spark aggregation", ("org.apache.spark.sql.execution.aggregate.",)),
+        ("Spark shuffle and sort", ("org.apache.spark.shuffle.", "org.apache.spark.util.collection.",
+                                    "org.apache.spark.sql.execution.UnsafeExternalRowSorter",
+                                    "org.apache.spark.unsafe.", "net.jpountz.", "com.github.luben.",
+                                    "org.apache.spark.io.", "org.apache.spark.storage.")),
+        ("Spark (other)", ("org.apache.spark.",)),
+    ]
+    LIBRARIES = ("java.", "jdk.", "sun.", "scala.")
+
+    def __init__(self, spark: SparkSession):
+        self.pid = str(spark._jvm.java.lang.ProcessHandle.current().pid())
+        self.name = f"swa-bench-{time.monotonic_ns()}"
+        self.file = os.path.join(tempfile.mkdtemp(prefix="swa-jfr-"), "recording.jfr")
+        subprocess.run(["jcmd", self.pid, "JFR.start", f"name={self.name}", "settings=profile"],
+                       check=True, capture_output=True)
+
+    def stop(self) -> Dict[str, float]:
+        subprocess.run(["jcmd", self.pid, "JFR.stop", f"name={self.name}", f"filename={self.file}"],
+                       check=True, capture_output=True)
+        counts: collections.Counter = collections.Counter()
+        for event in ("jdk.ExecutionSample", "jdk.NativeMethodSample"):
+            out = subprocess.run(["jfr", "print", "--json", "--stack-depth", "40", "--events", event,
+                                  self.file], check=True, capture_output=True, text=True).stdout
+            for e in json.loads(out)["recording"]["events"]:
+                frames = [f["method"]["type"]["name"].replace("/", ".")
+                          for f in e["values"]["stackTrace"]["frames"]]
+                part = self.part(frames)
+                # A thread waiting in native code (sockets, locks) is not CPU; RocksDB's calls are.
+                if event == "jdk.ExecutionSample" or part == "RocksDB (JNI)":
+                    counts[part] += 1
+        shutil.rmtree(os.path.dirname(self.file), ignore_errors=True)
+        total = sum(counts.values()) or 1
+        return {part: n / total for part, n in counts.most_common()}
+
+    @classmethod
+    def part(cls, frames: List[str]) -> str:
+        for name in frames:
+            if name.startswith(cls.LIBRARIES):
+                continue
+            for part, prefixes in cls.PARTS:
+                if name.startswith(prefixes):
+                    return part
+            return "other"
+        return "JDK"
+
+
+@dataclass
+class Shape:
+    groups: int
+    rows_per_group: int  # rows per group per micro-batch
+    window: float  # seconds
+
+    @property
+    def name(self) -> str:
+        rows = "1 row" if self.rows_per_group == 1 else f"{self.rows_per_group} rows"
+        return f"{self.groups:,} groups x {rows}, {self.window:.0f} s window"
+
+
+# Every shape of issue "Streaming throughput": 1, 5 and 100 rows per group per micro-batch; 1,000
+# and 100,000 groups; a window 20 times larger (at least ten times the state).
+SHAPES = [
+    Shape(100_000, 1, 60),
+    Shape(20_000, 5, 60),
+    Shape(1_000, 100, 60),
+    Shape(1_000, 1, 60),
+    Shape(100_000, 1, 1200),
+]
+
+
 def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--groups", type=int, default=100_000)
-    p.add_argument("--rows-per-batch", type=int, default=100_000)
+    p.add_argument("--groups", type=int, help="one shape of your own: groups")
+    p.add_argument("--rows-per-batch", type=int, help="one shape of your own: rows per micro-batch")
+    p.add_argument("--window", type=float, help="one shape of your own: window size, seconds")
     p.add_argument("--advance", type=float, default=30, help="seconds of event time per micro-batch")
-    p.add_argument("--window", type=float, default=60, help="window size, seconds")
     p.add_argument("--delay", type=float, default=10, help="watermark delay, seconds")
     p.add_argument("--measured", type=int, default=10,
                    help="micro-batches measured, once the windows are full")
-    p.add_argument("--state-factor", type=int, default=20,
-                   help="window of configuration (2), in windows of configuration (1)")
     p.add_argument("--partitions", type=int, default=4)
-    p.add_argument("--timeout", type=float, default=1800, help="seconds allowed per configuration")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds allowed per query")
+    p.add_argument("--profile", action="store_true", help="a JFR profile of each query")
     p.add_argument("--report", help="write the results as Markdown to this file")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.groups or args.rows_per_batch or args.window:
+        groups = args.groups or 100_000
+        args.window = args.window or 60
+        args.rows_per_batch = args.rows_per_batch or groups
+        args.groups = groups
+        args.shapes = [Shape(groups, max(1, args.rows_per_batch // groups), args.window)]
+    else:
+        args.shapes = SHAPES
+    return args
+
+
+AGGREGATES = lambda: [F.count("*").alias("n"), F.sum("v").alias("total"), F.max("v").alias("top")]  # noqa: E731
+
+
+def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
+    """(a) sliding_window append, (b) sliding_window update, (c) window() append, on one stream."""
+    shape_args = argparse.Namespace(**vars(args))
+    shape_args.groups, shape_args.window = shape.groups, shape.window
+    shape_args.rows_per_batch = args.rows_per_batch or shape.groups * shape.rows_per_group
+    w = int(shape.window)
+
+    def sliding(df: DataFrame) -> DataFrame:
+        return df.groupBy("k", swa.sliding_window("ts", f"{w} seconds")).agg(*AGGREGATES())
+
+    def tumbling(df: DataFrame) -> DataFrame:
+        return df.groupBy("k", F.window("ts", f"{w} seconds")).agg(*AGGREGATES())
+
+    results = [
+        measure(spark, shape_args, "sliding_window", w, sliding, profile=args.profile),
+        measure(spark, shape_args, "sliding_window", w, sliding, mode="update", profile=args.profile),
+        measure(spark, shape_args, "window()", w, tumbling, profile=args.profile),
+    ]
+    for r in results:
+        r["shape"] = shape.name
+        r["shape_key"] = [shape.groups, shape.rows_per_group, shape.window]
+        print(json.dumps(r), flush=True)
+    return results
 
 
 def main(argv: Optional[List[str]] = None) -> List[Dict]:
@@ -130,24 +260,7 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
         "spark.sql.shuffle.partitions": str(args.partitions),
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
     })
-    w = args.window
-    big = args.state_factor * w
-
-    def sliding(size: float) -> Callable[[DataFrame], DataFrame]:
-        return lambda df: (df.groupBy("k", swa.sliding_window("ts", f"{int(size)} seconds"))
-                           .agg(F.count("*").alias("n"), F.sum("v").alias("total"), F.max("v").alias("top")))
-
-    results = [
-        measure(spark, args, f"sliding_window {w:.0f} s", w, sliding(w)),
-        measure(spark, args, f"sliding_window {big:.0f} s ({args.state_factor}x the window)", big, sliding(big)),
-        measure(spark, args, f"sliding_window {w:.0f} s, RocksDB not counting its keys", w, sliding(w),
-                conf={TRACK_ROWS: "false"}),
-        measure(spark, args, f"Spark's window() {w:.0f} s, tumbling", w,
-                lambda df: (df.groupBy("k", F.window("ts", f"{int(w)} seconds"))
-                            .agg(F.count("*").alias("n"), F.sum("v").alias("total"), F.max("v").alias("top")))),
-    ]
-    for r in results:
-        print(r, flush=True)
+    results = [r for shape in args.shapes for r in run_shape(spark, args, shape)]
     report = render(args, results)
     publish(report, args.report)
     spark.stop()
@@ -155,22 +268,37 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
 
 
 def render(args, results: List[Dict]) -> str:
+    def per_row(r: Dict, field: str) -> str:
+        return f"{r[field] / r['rows_in']:.2f}" if r[field] else "-"
+
+    rows, notes = [], []
+    for i in range(0, len(results), 3):
+        append, update, tumbling = results[i:i + 3]
+        for r in (append, update, tumbling):
+            query = f"{r['name']}, {r['mode']}"
+            ratio = "1" if r is tumbling else f"{r['rows_per_s'] / tumbling['rows_per_s']:.2f}x"
+            profile = ", ".join(f"{part} {share:.0%}" for part, share in list(r["profile"].items())[:4]) \
+                if r.get("profile") else "-"
+            rows.append([r["shape"] if r is append else "", query, f"{r['rows_per_s']:,.0f}", ratio,
+                         f"{r['ms_median']:,.0f}", f"{r['state_rows']:,.0f}" if r["state_rows"] else "-",
+                         per_row(r, "rows_read"), per_row(r, "rows_written"), per_row(r, "rows_removed"),
+                         f"{r['emitted']:,.0f}", profile])
+        notes.append(f"- {append['shape']}: update mode sustains {update['rows_per_s'] / append['rows_per_s']:.2f}x "
+                     f"the rows/s of append mode.")
     table = markdown_table(
-        ["query", "micro-batches measured", "sustained rows/s", "ms per micro-batch (median)",
-         "state rows", "state rows read per micro-batch", "windows emitted per micro-batch"],
-        [[r["name"], r["batches"], f"{r['rows_per_s']:,.0f}", f"{r['ms_median']:,.0f}",
-          f"{r['state_rows']:,.0f}" if r["state_rows"] else "-",
-          f"{r['rows_read']:,.0f}" if r["rows_read"] else "-",
-          f"{r['emitted']:,.0f}"] for r in results])
-    small, large, uncounted = results[0], results[1], results[2]
-    return (f"{args.groups:,} groups, {args.rows_per_batch:,} rows per micro-batch, "
-            f"{args.advance:.0f} s of event time per micro-batch, watermark delay {args.delay:.0f} s, "
-            f"RocksDB state, {args.partitions} partitions ({time.strftime('%Y-%m-%d')}).\n\n{table}\n\n"
-            f"With {large['state_rows'] / small['state_rows']:.1f}x the state, a micro-batch takes "
-            f"{large['ms_median'] / small['ms_median']:.2f}x the time and reads "
-            f"{large['rows_read'] / small['rows_read']:.2f}x the state rows. With RocksDB not counting "
-            f"its keys, sustained rows/s are {uncounted['rows_per_s'] / small['rows_per_s']:.2f}x "
-            f"those of the same query counting them.\n\n{machine_markdown()}")
+        ["shape", "query", "sustained rows/s", "vs window()", "ms per micro-batch (median)",
+         "state rows", "state rows read per input row", "written per input row",
+         "removed per input row", "windows emitted per micro-batch", "CPU samples (JFR)"], rows)
+    by_shape = {tuple(r["shape_key"]): r for r in results if r["name"] == "sliding_window" and r["mode"] == "append"}
+    small, large = by_shape.get((100_000, 1, 60)), by_shape.get((100_000, 1, 1200))
+    if small and large:
+        notes.append(f"- With {large['state_rows'] / small['state_rows']:.1f}x the state (the 1200 s window), "
+                     f"a micro-batch of sliding_window takes {large['ms_median'] / small['ms_median']:.2f}x "
+                     f"the time and reads {large['rows_read'] / small['rows_read']:.2f}x the state rows.")
+    return (f"{args.advance:.0f} s of event time per micro-batch, watermark delay {args.delay:.0f} s, "
+            f"count, sum and max, RocksDB state, {args.partitions} partitions, "
+            f"{args.measured} micro-batches measured per query ({time.strftime('%Y-%m-%d')}).\n\n"
+            f"{table}\n\n" + "\n".join(notes) + f"\n\n{machine_markdown()}")
 
 
 if __name__ == "__main__":

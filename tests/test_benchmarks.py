@@ -32,9 +32,11 @@ def test_batch_benchmark_runs_and_finds_the_same_rows(tmp_path):
 def test_streaming_benchmark_runs(tmp_path):
     out = run_benchmark("benchmarks.streaming", "--groups", "50", "--rows-per-batch", "200",
                         "--advance", "10", "--window", "10", "--delay", "5", "--measured", "3",
-                        "--state-factor", "2",
-                        "--partitions", "2")
-    assert "sliding_window 10 s" in out and "sustained rows/s" in out
+                        "--partitions", "2", "--profile")
+    assert "sustained rows/s" in out and "50 groups x 4 rows, 10 s window" in out
+    for query in ("sliding_window, append", "sliding_window, update", "window(), append"):
+        assert query in out
+    assert "CPU samples (JFR)" in out and "Spark" in out  # the profile: shares by part
 
 
 def test_memory_benchmark_runs():
