@@ -19,7 +19,8 @@ import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOpera
  * version to run with, and the restarted query is compared with it:
  *
  *  - batch 0 (a new query, or one whose first micro-batch never committed): the record is
- *    written for the current state format version;
+ *    written for the state format version of new queries, the one `query` has
+ *    ([[StateFormatVersion.forNewQuery]]);
  *  - a restart: a record of an unknown version, or a query that changed what the state depends
  *    on (or switched from append to update mode), fails with a clear error before any
  *    micro-batch runs; a switch from update to append mode is recorded;
@@ -62,7 +63,7 @@ object OperatorRecordCheck {
       (record.stateFormatVersion, record.storage.get)
     }
     def newQuery(): (Int, WindowStateStorage) =
-      write(query.withVersion(StateFormatVersion.forNewQuery(conf)).withStorage(WindowStateStorage.forNewQuery(conf)))
+      write(query.withStorage(WindowStateStorage.forNewQuery(conf)))
 
     if (execution.currentBatchId == 0) {
       newQuery()

@@ -45,13 +45,14 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
         yield StreamingQueryContext.stateInfo(ie, id, a.keys.nonEmpty)
       // A running query keeps the state format and arrangement its checkpoint records; a new
       // one, or a plan explained outside a query, gets the current ones.
+      val conf = session.sessionState.conf
+      val newVersion = StateFormatVersion.forNewQuery(conf)
       val (stateFormatVersion, storage) = (for (ie <- execution; id <- operatorId) yield {
-        val record = WindowOperatorRecord.of(StateFormatVersion.forNewQuery(session.sessionState.conf), a.definition, a.keys,
+        val record = WindowOperatorRecord.of(newVersion, a.definition, a.keys,
           a.time, a.order, aggregates, outputMode.map(_.toString))
         OperatorRecordCheck.stateFormat(session, ie, id, record)
-      }).getOrElse((StateFormatVersion.forNewQuery(session.sessionState.conf),
-        WindowStateStorage.forNewQuery(session.sessionState.conf)))
-      execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, storage, session.sessionState.conf))
+      }).getOrElse((newVersion, WindowStateStorage.forNewQuery(conf)))
+      execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, storage, conf))
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
         results, stateFormatVersion, storage, stateInfo, outputMode, None, None, planLater(a.child))
     }

@@ -58,7 +58,7 @@ private[state] final class GroupRecord {
   def load(value: UnsafeRow, codec: WindowStateCodec, numValueFields: Int): Unit = {
     clear()
     if (codec.recordHasMeta(value)) meta = value
-    val offsetAndSize = value.getLong(3)
+    val offsetAndSize = value.getLong(codec.recordContentsOrdinal)
     val base = value.getBaseObject
     var at = value.getBaseOffset + (offsetAndSize >>> 32)
     nextVisit = Platform.getLong(base, at)

@@ -89,8 +89,8 @@ final class WindowStateCodec(layout: WindowStateLayout) {
   /** State format 2: whether a group's record carries Meta fields. */
   def recordHasMeta(record: UnsafeRow): Boolean = !record.isNullAt(1)
 
-  /** State format 2: the contents of a group's record. */
-  def recordContentsOf(record: UnsafeRow): Array[Byte] = record.getBinary(3)
+  /** State format 2: the ordinal of a group's record's contents ([[GroupRecord]] reads them in place). */
+  val recordContentsOrdinal = 3
 
   /** The buffer of a value, read in place. */
   def buffer(value: UnsafeRow): UnsafeRow = value.getStruct(0, numBufferFields)
