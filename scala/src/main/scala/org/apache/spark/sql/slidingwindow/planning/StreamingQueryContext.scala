@@ -3,6 +3,7 @@ package org.apache.spark.sql.slidingwindow.planning
 import java.util.UUID
 
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
+import org.apache.spark.sql.slidingwindow.analysis.PlanWindowedAggregates
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StatefulOperatorStateInfo, StreamExecution}
 import org.apache.spark.sql.slidingwindow.shims.StateInfoOfExecution
@@ -32,10 +33,23 @@ object StreamingQueryContext {
     } yield execution
   }
 
-  /** A stable id per windowed aggregate of the query: its position in the optimized plan. */
+  /**
+   * A stable id per windowed aggregate of the query: its position in the optimized plan. Spark
+   * 3.5 plans a micro-batch that reads a DataSource V2 stream (Kafka, rate) from a plan that was
+   * normalized again, whose columns computed by [[PlanWindowedAggregates]] have other ids: there
+   * the node is found by its canonical form, when exactly one node has it.
+   */
   def operatorId(execution: IncrementalExecution, node: WindowedAggregate): Long = {
     val nodes = execution.optimizedPlan.collect { case w: WindowedAggregate => w }
-    val index = nodes.indexOf(node)
+    val index = nodes.indexOf(node) match {
+      case -1 =>
+        val canonical = node.canonicalized
+        nodes.indices.filter(i => nodes(i).canonicalized == canonical) match {
+          case Seq(only) => only
+          case _ => -1
+        }
+      case found => found
+    }
     if (index < 0) throw new IllegalStateException(s"$node not found in the micro-batch plan")
     operatorIdBase + index
   }
