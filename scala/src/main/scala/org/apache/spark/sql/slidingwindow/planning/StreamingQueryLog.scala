@@ -12,8 +12,9 @@ import org.apache.spark.sql.slidingwindow.state.{WindowStateStorage, WindowState
  * What the driver logs about a streaming windowed aggregation: once per run of a query, when
  * its first micro-batch is planned (every micro-batch is planned anew).
  *  - INFO: the state format version the operator runs with, and the state store provider;
- *  - WARN: the provider has no time index (anything but RocksDB), so every group of the state
- *    is scanned in every micro-batch that has a watermark.
+ *  - WARN: the state has no time index (a provider other than RocksDB, or RocksDB on Spark 3.5,
+ *    which has no column families), so every group of the state is scanned in every micro-batch
+ *    that has a watermark; the advice says what gives one.
  */
 object StreamingQueryLog extends Logging {
 
@@ -38,10 +39,19 @@ object StreamingQueryLog extends Logging {
         logWarning(s"Streaming query $query (run ${execution.runId}): the state store provider " +
           s"$provider (on this Spark, for this checkpoint) has no time index, so the $function aggregation scans every group of its " +
           s"state in every micro-batch that has a watermark, and the cost of a micro-batch " +
-          s"grows with the state. Use RocksDB for large state or many groups: set " +
-          s"${SQLConf.STATE_STORE_PROVIDER_CLASS.key}=${WindowStateStore.rocksDbProvider} " +
-          s"before the query first starts (a checkpoint keeps its provider).")
+          s"grows with the state. " + advice(provider))
       }
     }
   }
+
+  /** What gives a new query a time index, for one run without it on `provider`. */
+  private def advice(provider: String): String =
+    if (provider == WindowStateStore.rocksDbProvider) {
+      "RocksDB keeps a time index on Spark 4.0 and later (it needs column families): a query " +
+        "started there gets one (a checkpoint keeps the arrangement it started with)."
+    } else {
+      s"Use RocksDB for large state or many groups: set " +
+        s"${SQLConf.STATE_STORE_PROVIDER_CLASS.key}=${WindowStateStore.rocksDbProvider} " +
+        s"before the query first starts (a checkpoint keeps its provider)."
+    }
 }
