@@ -132,8 +132,10 @@ def stream_case(args) -> str:
     emitted = windows_emitted(closing) if closing else 0
     if closing:
         began = (iso_ms(closing["timestamp"]) - jvm_start_ms) / 1000
-        ended = began + closing["batchDuration"] / 1000
-        seconds = f"{closing['batchDuration'] / 1000:.1f}"
+        # Spark 3.5's progress has no batchDuration: its trigger's duration is the same span.
+        duration = closing.get("batchDuration", closing["durationMs"]["triggerExecution"])
+        ended = began + duration / 1000
+        seconds = f"{duration / 1000:.1f}"
     else:
         began, ended, seconds = 0.0, float("inf"), "-"
     events = gc_events(gc_log)

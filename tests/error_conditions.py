@@ -30,11 +30,20 @@ def conditions() -> Dict[str, dict]:
     return out
 
 
-def condition_of(e: Any) -> str:
-    """The condition of a PySpark exception: `getCondition()` (PySpark 4), `getErrorClass()`
-    (PySpark 3.5, where conditions were called error classes)."""
-    get = getattr(e, "getCondition", None) or e.getErrorClass
-    return get()
+def condition_of(e: Any) -> Optional[str]:
+    """The condition of a PySpark exception, or of a Java one through py4j: `getCondition()`
+    (Spark 4), `getErrorClass()` (Spark 3.5, where conditions were called error classes)."""
+    from py4j.protocol import Py4JError
+
+    for getter in ("getCondition", "getErrorClass"):
+        method = getattr(e, getter, None)  # a py4j object answers any name, and fails the call
+        if method is None:
+            continue
+        try:
+            return method()
+        except Py4JError:
+            continue
+    return None
 
 
 def assert_condition(e: Any, condition: str, sql_state: Optional[str] = None) -> None:
@@ -51,16 +60,11 @@ def assert_condition(e: Any, condition: str, sql_state: Optional[str] = None) ->
 def run_time_cause(e: BaseException) -> Any:
     """The extension's exception (a Java object) among the causes of a failed job's exception,
     as classic PySpark raises it (a Py4JJavaError or a converted exception)."""
-    from py4j.protocol import Py4JError
-
     java = getattr(e, "java_exception", None)
     if java is None:
         java = getattr(e, "_origin", None)
     while java is not None:
-        try:
-            condition = java.getCondition()
-        except Py4JError:
-            condition = None
+        condition = condition_of(java)
         if condition and condition.startswith("WINDOW_"):
             return java
         java = java.getCause()

@@ -267,6 +267,24 @@ def state_format(spark: SparkSession, version: int):
     return session_conf(spark, STATE_FORMAT_CONF, str(version))
 
 
+def spark_version(spark: SparkSession) -> Tuple[int, int]:
+    """(major, minor) of the running Spark."""
+    major, minor = spark.version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def has_state_reader(spark: SparkSession) -> bool:
+    """Spark's state data source (`statestore`) came with Spark 4.0; it reads only the default
+    provider's state of this operator (docs/streaming.md, "Reading the state")."""
+    return spark_version(spark) >= (4, 0)
+
+
+def has_time_index(spark: SparkSession, provider: str) -> bool:
+    """Whether a query started now keeps a time index: RocksDB on Spark 4, whose state store has
+    column families (docs/compatibility.md)."""
+    return provider == ROCKSDB and spark_version(spark) >= (4, 0)
+
+
 
 def watermark_ms(text: str) -> int:
     dt = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)

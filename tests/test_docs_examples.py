@@ -62,6 +62,9 @@ def printed_by(spark, script: str, work: str) -> list:
 
 @pytest.mark.parametrize("script,page", PAGES)
 def test_documented_output_is_what_the_example_prints(spark, tmp_path, script, page):
+    if script == "streaming_modes.py" and spark.version.startswith("3."):
+        pytest.skip("the documented state rows are Spark 4's, whose RocksDB state has a time index "
+                    "entry per group (docs/compatibility.md): Spark 3.5 shows one row fewer")
     expected = normalize(documented_output(f"docs/{page}", f"docs/examples/{script}"))
     assert printed_by(spark, script, str(tmp_path)) == expected
 

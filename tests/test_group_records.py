@@ -12,18 +12,12 @@ from typing import Dict, List, Set
 
 import pytest
 
-from streaming_harness import (CHECKS, HDFS, INLINE_ROWS_CONF, generate_stream, operator_metrics,
-                               run_query, session_conf, sliding_query, state_format, state_store,
-                               write_files)
+from streaming_harness import (CHECKS, HDFS, INLINE_ROWS_CONF, generate_stream, has_state_reader,
+                               operator_metrics, run_query, session_conf, sliding_query,
+                               state_format, state_store, write_files)
 
 PARTIAL, SUFFIX, META, RECORD = 0, 1, 2, 3
 OPERATOR_ID = 1000
-
-
-def has_state_reader(spark) -> bool:
-    """Spark's state data source (`statestore`) came with Spark 4.0; it reads only the default
-    provider's state of this operator (docs/streaming.md, "Reading the state")."""
-    return int(spark.version.split(".")[0]) >= 4
 
 
 def stored_kinds(spark, checkpoint: str) -> Dict[tuple, Set[int]]:

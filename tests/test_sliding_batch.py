@@ -3,6 +3,7 @@ every kind, timestamp types, grouping shapes and the plan (explain, metrics)."""
 from __future__ import annotations
 
 import pytest
+from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType, TimestampNTZType, TimestampType
 
@@ -247,13 +248,15 @@ def test_window_can_end_past_year_9999(spark):
 
 def test_size_may_be_any_string_or_interval_form(spark):
     events_df(spark, SPEC_ROWS).createOrReplaceTempView("size_events")
+    sizes = ["'10 microseconds'", "INTERVAL 10 MICROSECONDS", "INTERVAL '0.00001' SECOND",
+             "concat('10', ' microseconds')"]
+    if not spark.version.startswith("3."):  # collations came with Spark 4.0
+        sizes.append("'10 microseconds' COLLATE UTF8_LCASE")
     counts = [
         spark.sql(f"SELECT count(*) FROM size_events GROUP BY sliding_window(ts, {size})").count()
-        for size in ["'10 microseconds'", "'10 microseconds' COLLATE UTF8_LCASE",
-                     "INTERVAL 10 MICROSECONDS", "INTERVAL '0.00001' SECOND",
-                     "concat('10', ' microseconds')"]
+        for size in sizes
     ]
-    assert counts == [8] * 5
+    assert counts == [8] * len(sizes)
 
 
 def test_floating_point_keys_group_like_group_by(spark):
@@ -297,6 +300,12 @@ def test_map_keys_group_like_group_by(spark, function):
     def name(json: str):  # the test's name of the map a key holds, at any depth
         return "ab" if '"b":2' in json else "a" if '"a":1' in json else None
 
+    if spark.version.startswith("3."):  # Spark 3.5 groups by no map: neither GROUP BY nor ours
+        for grouped in (df.groupBy("m"), df.groupBy("m", getattr(swa, function)("ts", "10 microseconds"))):
+            with pytest.raises(AnalysisException, match="GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE"):
+                grouped.count().collect()
+        return
+
     for key in (F.col("m"), F.struct(F.col("m").alias("inner")), F.array(F.col("m"))):
         rows = (df.groupBy(key.alias("key"), getattr(swa, function)("ts", "10 microseconds"))
                 .agg(F.count("*").alias("n"))
@@ -332,6 +341,9 @@ def test_aggregates_the_optimizer_rewrites_and_pivots_of_one_aggregation(spark):
 def test_cached_results_are_reused(spark, function):
     """CACHE TABLE and DataFrame.cache(): later queries of the same plan read the cache, as the
     cache manager matches plans by their canonical form (names and ids of aggregates aside)."""
+    if spark.version.startswith("3."):
+        pytest.skip("Spark 3.5's cache manager does not match a windowed aggregation's plan: later "
+                    "queries recompute it (docs/compatibility.md)")
     events_df(spark, SPEC_ROWS).createOrReplaceTempView("cache_events")
     query = (f"SELECT k, {function}(ts, '10 microseconds') AS w, count(*) AS n, sum(v) AS total "
              f"FROM cache_events GROUP BY k, {function}(ts, '10 microseconds')")

@@ -10,6 +10,7 @@ from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
 from error_conditions import assert_condition, run_time_cause
+from streaming_harness import progress_dict
 
 SEC = 1_000_000
 
@@ -50,8 +51,9 @@ def test_update_mode_without_watermark_keeps_every_row(spark, tmp_path):
     for b, k, s, e, n in out:
         last[(k, s, e)] = n
     assert last[(("a", -25 * SEC, -15 * SEC))] == 3  # left window of -15s holds all three rows
-    dropped = sum(p.stateOperators[0].numRowsDroppedByWatermark for p in query.recentProgress)
-    removed = sum(p.stateOperators[0].numRowsRemoved for p in query.recentProgress)
+    ops = [progress_dict(p)["stateOperators"][0] for p in query.recentProgress]
+    dropped = sum(op["numRowsDroppedByWatermark"] for op in ops)
+    removed = sum(op["numRowsRemoved"] for op in ops)
     assert (dropped, removed) == (0, 0)
 
 

@@ -119,11 +119,14 @@ def test_spark_connect_client_alone(wheel, tmp_path):
     venv = tmp_path / "client"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
+    # Without the test run's PYTHONPATH (buildtools/spark_env.py puts the sources on it): pip
+    # would take their egg-info for an installed sliding-window-agg and skip the wheel.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARK_REMOTE")}
     result = subprocess.run([python, "-m", "pip", "install", "-q", "pyspark-client", str(wheel)],
-                            capture_output=True, text=True, timeout=900)
+                            capture_output=True, text=True, timeout=900, env=env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     installed = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True,
-                               text=True, check=True).stdout.lower().splitlines()
+                               text=True, check=True, env=env).stdout.lower().splitlines()
     assert not [line for line in installed if line.startswith("pyspark==")], installed
     probe = textwrap.dedent("""
         from pyspark.sql import SparkSession
@@ -137,7 +140,6 @@ def test_spark_connect_client_alone(wheel, tmp_path):
     """)
     # pyspark-client's own column functions (F.lit) exit when SPARK_HOME is unset (4.2.0 looks
     # for a Spark while checking its dependencies): any folder will do, a Spark is not needed.
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARK_REMOTE")}
     env["SPARK_HOME"] = str(tmp_path)
     result = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=300,
                             cwd=tmp_path, env=env)

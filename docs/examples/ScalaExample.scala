@@ -1,6 +1,7 @@
 // The Scala examples of docs/scala-reference.md, run as they are printed there.
 // Compile and run it against pyspark's Spark jars and the extension's jar:
 //   python docs/examples/run_scala_example.py
+import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
@@ -50,14 +51,14 @@ object ScalaExample {
     val dir: Path = Files.createTempDirectory("scala-example")
     val input = dir.resolve("events")
     Files.createDirectories(input)
-    Files.writeString(input.resolve("000.json"),
+    Files.write(input.resolve("000.json"), // Files.write with bytes: Spark 3.5 runs on Java 8 too
       """{"user": "alice", "ts": "2024-01-01 12:00:10", "amount": 1.0}
         |{"user": "alice", "ts": "2024-01-01 12:00:14", "amount": 2.0}
         |{"user": "alice", "ts": "2024-01-01 12:00:17", "amount": 3.0}
         |{"user": "alice", "ts": "2024-01-01 12:00:25", "amount": 4.0}
         |{"user": "alice", "ts": "2024-01-01 12:00:31", "amount": 5.0}
         |{"user": "alice", "ts": "2024-01-01 12:01:00", "amount": 6.0}
-        |""".stripMargin)
+        |""".stripMargin.getBytes(StandardCharsets.UTF_8))
 
     val windows: DataFrame = spark.readStream
       .schema("user STRING, ts TIMESTAMP, amount DOUBLE")

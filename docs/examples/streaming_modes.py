@@ -68,11 +68,12 @@ def run(spark, source, checkpoint, mode, out=None):
 
 def report(query, out=None):
     for p in query.recentProgress:
-        op = p.stateOperators[0]
-        print(f"batch {p.batchId}: watermark {p.eventTime['watermark']}, "
-              f"input {p.numInputRows}, dropped {op.numRowsDroppedByWatermark}, "
-              f"emitted {op.customMetrics['numWindowsEmitted']}, "
-              f"state rows {op.numRowsTotal}", file=out)
+        p = p if isinstance(p, dict) else json.loads(p.json)  # PySpark 3.5 gives dicts
+        op = p["stateOperators"][0]
+        print(f"batch {p['batchId']}: watermark {p['eventTime']['watermark']}, "
+              f"input {p['numInputRows']}, dropped {op['numRowsDroppedByWatermark']}, "
+              f"emitted {op['customMetrics']['numWindowsEmitted']}, "
+              f"state rows {op['numRowsTotal']}", file=out)
 
 
 def run_example(spark, work, modes=("append", "update"), out=None):
