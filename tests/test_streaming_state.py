@@ -7,12 +7,17 @@ import pytest
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
+from streaming_harness import (INLINE_ROWS_CONF, ROCKSDB, has_time_index, progress_dict, session_conf,
+                               state_format)
 
-ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 
-
+@pytest.mark.parametrize("state_format_version", [1, 2])
 @pytest.mark.parametrize("provider", [ROCKSDB, None])
-def test_state_rows_stop_growing_at_a_steady_rate(spark, tmp_path, provider):
+def test_state_rows_stop_growing_at_a_steady_rate(spark, tmp_path, provider, state_format_version):
+    """A steady stream from the rate source: the state stays at the level of the open windows.
+    State format 1 removes each expired partial's row; format 2 keeps a small group in one
+    record, which expired partials leave (its size stays bounded), and removes only time index
+    entries (RocksDB on Spark 4)."""
     previous = spark.conf.get("spark.sql.streaming.stateStore.providerClass")
     if provider:
         spark.conf.set("spark.sql.streaming.stateStore.providerClass", provider)
@@ -21,42 +26,57 @@ def test_state_rows_stop_growing_at_a_steady_rate(spark, tmp_path, provider):
                   .withWatermark("timestamp", "1 second")
                   .groupBy((F.col("value") % 5).alias("k"), swa.sliding_window("timestamp", "2 seconds"))
                   .agg(F.count("*").alias("n")))
-        query = (stream.writeStream.format("noop").outputMode("append")
-                 .option("checkpointLocation", str(tmp_path / "ck"))
-                 .trigger(processingTime="500 milliseconds").start())
+        with state_format(spark, state_format_version):
+            query = (stream.writeStream.format("noop").outputMode("append")
+                     .option("checkpointLocation", str(tmp_path / "ck"))
+                     .trigger(processingTime="500 milliseconds").start())
         try:
             deadline = time.time() + 120
-            while len([p for p in query.recentProgress if p.numInputRows > 0]) < 18:
+            while len([p for p in query.recentProgress if progress_dict(p)["numInputRows"] > 0]) < 18:
                 assert time.time() < deadline, "the stream made too little progress"
                 assert query.exception() is None, query.exception()
                 time.sleep(0.5)
         finally:
             query.stop()
-        progress = [p for p in query.recentProgress if p.stateOperators]
-        assert all(p.stateOperators[0].operatorName == "slidingWindowAggregate" for p in progress)
-        state = [p.stateOperators[0].numRowsTotal for p in progress if p.numInputRows > 0]
-        third = len(state) // 3
-        middle, last = state[third:2 * third], state[2 * third:]
-        assert max(last) > 0
-        # Input keeps arriving at the same rate: state stays at the level of the open windows.
-        assert max(last) <= 1.5 * max(middle), state
+        progress = [progress_dict(p) for p in query.recentProgress]
+        progress = [p for p in progress if p["stateOperators"]]
+        assert all(p["stateOperators"][0]["operatorName"] == "slidingWindowAggregate" for p in progress)
+        with_input = [p["stateOperators"][0] for p in progress if p["numInputRows"] > 0]
+        third = len(with_input) // 3
+        # Input keeps arriving at the same rate: state stays at the level of the open windows,
+        # in rows, and in bytes where the provider reports its state's size (the default one:
+        # RocksDB's memoryUsedBytes is its memtables and caches).
+        for measure in ("numRowsTotal",) + (("memoryUsedBytes",) if provider is None else ()):
+            state = [o[measure] for o in with_input]
+            middle, last = state[third:2 * third], state[2 * third:]
+            assert max(last) > 0, (measure, state)
+            assert max(last) <= 1.5 * max(middle), (measure, state)
         # Windows close and state is evicted all along, in data and no-data batches alike
         # (the rate source stamps a second of rows at once, so the watermark often moves
         # between batches and a no-data batch does the emitting).
-        late = [p.stateOperators[0] for p in progress[len(progress) // 2:]]
-        assert sum(o.customMetrics["numWindowsEmitted"] for o in late) > 0
-        assert sum(o.numRowsRemoved for o in late) > 0
+        late = [p["stateOperators"][0] for p in progress[len(progress) // 2:]]
+        assert sum(o["customMetrics"]["numWindowsEmitted"] for o in late) > 0
+        if state_format_version == 1 or has_time_index(spark, provider or ""):
+            assert sum(o["numRowsRemoved"] for o in late) > 0
     finally:
         spark.conf.set("spark.sql.streaming.stateStore.providerClass", previous)
 
 
-def test_work_per_micro_batch_does_not_grow_with_the_state(spark, tmp_path):
+@pytest.mark.parametrize("state_format_version,inline_rows", [(1, None), (2, 0)])
+def test_work_per_micro_batch_does_not_grow_with_the_state(spark, tmp_path, state_format_version, inline_rows):
     """The same steady stream with a 1-second and a 10-second window: the second keeps ten
     times more state, yet each micro-batch reads about as many state rows (numStateRowsRead),
     because a micro-batch only touches the groups whose windows close, and of each group only the
     windows it closes and the rows it adds or expires (docs/contract.md: finding closing windows
     costs in proportion to them, not to the state). A design that re-read open windows would read
-    ten times more. This counts rows, so it holds on any machine."""
+    ten times more. This counts rows, so it holds on any machine. Without a time index (Spark
+    3.5) every group is visited in every micro-batch, which docs/compatibility.md says.
+
+    State format 2 holds for groups that keep their rows as rows of their own (here all of them,
+    with a limit of 0); a group small enough to live in its record is read whole, so its bytes
+    grow with the window (docs/performance.md, "Structured Streaming")."""
+    if not has_time_index(spark, ROCKSDB):
+        pytest.skip(f"RocksDB state has no time index on Spark {spark.version}")
     from streaming_harness import SEC, run_query, state_store, write_files
 
     base = 1_700_000_000 * SEC
@@ -70,7 +90,8 @@ def test_work_per_micro_batch_does_not_grow_with_the_state(spark, tmp_path):
         build = lambda df: (df.withWatermark("ts", "1 second")  # noqa: E731
                             .groupBy("k", swa.sliding_window("ts", size))
                             .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
-        with state_store(spark, ROCKSDB):
+        with state_store(spark, ROCKSDB), state_format(spark, state_format_version), \
+                session_conf(spark, INLINE_ROWS_CONF, str(inline_rows if inline_rows is not None else 512)):
             run = run_query(spark, str(tmp_path / "in"), str(tmp_path / f"ck-{size}"), build, "append")
         ops = [[o for o in p["stateOperators"] if o["operatorName"] == "slidingWindowAggregate"][0]
                for p in sorted(run.progress, key=lambda p: p["batchId"]) if p["numInputRows"] > 0]
@@ -132,7 +153,12 @@ def test_driver_logs_the_state_format_once_per_run_and_warns_without_rocksdb(spa
 
         spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
         assert run(tmp_path / "rocksdb") >= 3
-        assert (len(logged("INFO")), len(logged("WARN"))) == (3, 2)
+        if has_time_index(spark, ROCKSDB):
+            assert (len(logged("INFO")), len(logged("WARN"))) == (3, 2)
+        else:  # Spark 3.5: RocksDB has no column families, so no time index either
+            assert (len(logged("INFO")), len(logged("WARN"))) == (3, 3)
+            assert "RocksDB keeps a time index on Spark 4.0 and later" in logged("WARN")[-1]
+            assert "providerClass=" not in logged("WARN")[-1]
         assert ROCKSDB in logged("INFO")[-1]
     finally:
         capture.close()

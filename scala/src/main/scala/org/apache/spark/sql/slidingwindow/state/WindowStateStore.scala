@@ -134,7 +134,7 @@ object WindowStateStore {
 
   /** How many Partial and Suffix rows a group keeps in its record at most (state format 2). */
   val inlineRowsKey = "spark.sql.slidingWindow.state.inlineRows"
-  val defaultInlineRows = 128
+  val defaultInlineRows = 512
 
   def inlineRows(conf: SQLConf): Int = conf.getConfString(inlineRowsKey, defaultInlineRows.toString).toInt
 }
