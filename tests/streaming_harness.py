@@ -285,6 +285,12 @@ def has_time_index(spark: SparkSession, provider: str) -> bool:
     return provider == ROCKSDB and spark_version(spark) >= (4, 0)
 
 
+def has_ordered_rows(spark: SparkSession, provider: str) -> bool:
+    """Whether a query started now reads a range of a group's rows by range scan: RocksDB on
+    Spark 4.2 and later; before, by prefix scan of all its rows of a kind (docs/compatibility.md)."""
+    return provider == ROCKSDB and spark_version(spark) >= (4, 2)
+
+
 
 def watermark_ms(text: str) -> int:
     dt = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
