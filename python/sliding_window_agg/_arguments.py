@@ -17,7 +17,7 @@ ColumnOrName = Union[Column, str]
 AGGREGATES_EXPECTED = "a list of aggregate Columns, such as [F.sum('amount'), F.count('*')]"
 
 
-# The conditions this package raises that PySpark 3.5 does not know yet, with PySpark 4's message.
+# The conditions this package raises that PySpark 3.5 and 4.0 do not know yet, with their later message.
 _NEWER_CONDITIONS = {
     "NOT_EXPECTED_TYPE": "Argument `<arg_name>` should be <expected_type>, got <arg_type>.",
 }
@@ -25,24 +25,26 @@ _NEWER_CONDITIONS = {
 
 def _pyspark_error(cls: type, condition: str, parameters: Dict[str, str]) -> Exception:
     """PySpark's own error of a condition: PySpark 4 names the arguments `errorClass` and
-    `messageParameters`, PySpark 3.5 `error_class` and `message_parameters`, and does not know
-    every condition of PySpark 4: those get PySpark 4's message, and the same condition and
-    parameters."""
+    `messageParameters`, PySpark 3.5 `error_class` and `message_parameters`; PySpark 3.5 and 4.0
+    do not know every condition of later releases: those get the later message, with the same
+    condition and parameters."""
     try:
-        return cls(errorClass=condition, messageParameters=parameters)
-    except TypeError:
-        pass
-    try:
-        return cls(error_class=condition, message_parameters=parameters)
-    except ValueError:  # "Cannot find main error class"
+        try:
+            return cls(errorClass=condition, messageParameters=parameters)
+        except TypeError:
+            return cls(error_class=condition, message_parameters=parameters)
+    except ValueError:  # "Cannot find main error class": a condition this PySpark does not know
         if condition not in _NEWER_CONDITIONS:
             raise
-        message = _NEWER_CONDITIONS[condition]
-        for name, value in parameters.items():
-            message = message.replace(f"<{name}>", value)
-        error = cls(message=message)
+    message = _NEWER_CONDITIONS[condition]
+    for name, value in parameters.items():
+        message = message.replace(f"<{name}>", value)
+    error = cls(message=message)
+    if hasattr(error, "_errorClass"):  # PySpark 4
+        error._errorClass, error._messageParameters = condition, parameters
+    else:  # PySpark 3.5
         error.error_class, error.message_parameters = condition, parameters
-        return error
+    return error
 
 
 def _type_error(arg_name: str, expected: str, value: Any) -> PySparkTypeError:
