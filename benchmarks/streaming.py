@@ -80,7 +80,7 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
         while True:
             progress = [p for p in reports(query) if p["numInputRows"] > 0]
             if profile and recording is None and len(progress) >= fill:
-                recording = Recording(spark)
+                recording = Recording(spark, args.methods)
             if len(progress) >= fill + args.measured:
                 break
             if query.exception() is not None:
@@ -144,7 +144,8 @@ class Recording:
     ]
     LIBRARIES = ("java.", "jdk.", "sun.", "scala.")
 
-    def __init__(self, spark: SparkSession):
+    def __init__(self, spark: SparkSession, methods: int = 0):
+        self.methods = methods  # print this many of the methods most sampled (self and total)
         self.pid = str(spark._jvm.java.lang.ProcessHandle.current().pid())
         self.name = f"swa-bench-{time.monotonic_ns()}"
         self.file = os.path.join(tempfile.mkdtemp(prefix="swa-jfr-"), "recording.jfr")
@@ -155,6 +156,8 @@ class Recording:
         subprocess.run(["jcmd", self.pid, "JFR.stop", f"name={self.name}", f"filename={self.file}"],
                        check=True, capture_output=True)
         counts: collections.Counter = collections.Counter()
+        own: collections.Counter = collections.Counter()  # the sampled method itself
+        total: collections.Counter = collections.Counter()  # a method on the sampled stack
         for event in ("jdk.ExecutionSample", "jdk.NativeMethodSample"):
             out = subprocess.run(["jfr", "print", "--json", "--stack-depth", "40", "--events", event,
                                   self.file], check=True, capture_output=True, text=True).stdout
@@ -165,9 +168,20 @@ class Recording:
                 # A thread waiting in native code (sockets, locks) is not CPU; RocksDB's calls are.
                 if event == "jdk.ExecutionSample" or part == "RocksDB (JNI)":
                     counts[part] += 1
+                    if self.methods:
+                        names = [f"{f['method']['type']['name'].replace('/', '.')}.{f['method']['name']}"
+                                 for f in e["values"]["stackTrace"]["frames"]]
+                        if names:
+                            own[names[0]] += 1
+                        total.update(set(names))
         shutil.rmtree(os.path.dirname(self.file), ignore_errors=True)
-        total = sum(counts.values()) or 1
-        return {part: n / total for part, n in counts.most_common()}
+        samples = sum(counts.values()) or 1
+        if self.methods:
+            for title, counter in (("self", own), ("total", total)):
+                print(f"-- methods by {title} CPU samples, of {samples}:", flush=True)
+                for name, n in counter.most_common(self.methods):
+                    print(f"{n / samples:6.1%}  {name}", flush=True)
+        return {part: n / samples for part, n in counts.most_common()}
 
     @classmethod
     def part(cls, frames: List[str]) -> str:
@@ -216,6 +230,9 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--partitions", type=int, default=4)
     p.add_argument("--timeout", type=float, default=1800, help="seconds allowed per query")
     p.add_argument("--profile", action="store_true", help="a JFR profile of each query")
+    p.add_argument("--methods", type=int, default=0,
+                   help="with --profile, print the N methods most sampled, by self and total samples")
+    p.add_argument("--only", help="run only these queries of each shape: append, update, window (comma-separated)")
     p.add_argument("--report", help="write the results as Markdown to this file")
     args = p.parse_args(argv)
     if args.groups or args.rows_per_batch or args.window:
@@ -245,11 +262,14 @@ def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
     def tumbling(df: DataFrame) -> DataFrame:
         return df.groupBy("k", F.window("ts", f"{w} seconds")).agg(*AGGREGATES())
 
-    results = [
-        measure(spark, shape_args, "sliding_window", w, sliding, profile=args.profile),
-        measure(spark, shape_args, "sliding_window", w, sliding, mode="update", profile=args.profile),
-        measure(spark, shape_args, "window()", w, tumbling, profile=args.profile),
-    ]
+    queries = {
+        "append": lambda: measure(spark, shape_args, "sliding_window", w, sliding, profile=args.profile),
+        "update": lambda: measure(spark, shape_args, "sliding_window", w, sliding, mode="update",
+                                  profile=args.profile),
+        "window": lambda: measure(spark, shape_args, "window()", w, tumbling, profile=args.profile),
+    }
+    only = args.only.split(",") if args.only else list(queries)
+    results = [run() for name, run in queries.items() if name in only]
     for r in results:
         r["shape"] = shape.name
         r["shape_key"] = [shape.groups, shape.rows_per_group, shape.window]
@@ -264,8 +284,8 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
     })
     results = [r for shape in args.shapes for r in run_shape(spark, args, shape)]
-    report = render(args, results)
-    publish(report, args.report)
+    if not args.only:  # the report compares the three queries of each shape
+        publish(render(args, results), args.report)
     spark.stop()
     return results
 
