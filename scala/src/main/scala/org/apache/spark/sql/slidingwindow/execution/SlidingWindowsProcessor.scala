@@ -73,7 +73,9 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
       val group = dueGroups.next()
       val watermark = evictionWatermarkMicros.get
       state.open(group)
-      if (appendMode) work = new Visit(group, watermark) else { expire(group, watermark); state.close() }
+      if (!state.stillDue(watermark)) state.close()
+      else if (appendMode) work = new Visit(group, watermark)
+      else { expire(group, watermark); state.close() }
     } else {
       return false
     }

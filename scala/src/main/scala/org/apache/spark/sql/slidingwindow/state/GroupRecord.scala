@@ -10,15 +10,17 @@ import org.apache.spark.unsafe.Platform
  * works on it in memory ([[GroupRecordStore]]):
  *  - `meta`: the group's Meta value (the aggregate of the back of its queue, the last time pushed,
  *    the back's oldest time), kept in the record value's own `__buffer`, `__t1` and `__t2`;
- *  - `nextVisit`: when the group's entry in the time index is due (none: [[GroupRecord.NoVisit]]),
- *    so that a visit is scheduled only when it is earlier than the one already scheduled;
+ *  - `nextVisit`: when the group must be visited next (none: [[GroupRecord.NoVisit]]);
+ *  - `indexed`: the time of the group's entry in the time index (none: [[GroupRecord.NoVisit]]),
+ *    at or before `nextVisit`: an entry is a lower bound, which a group that receives rows in
+ *    every micro-batch keeps instead of moving it at each visit ([[GroupRecordStore]]);
  *  - the group's Partial and Suffix rows, in the record while there are at most the inline limit
  *    of them (`inline`); a larger group keeps them as rows of their own, as in state format 1,
  *    and the record counts them (`storedRows`).
  *
  * The record's `__record` field holds, in Spark's byte order (little-endian here):
  * {{{
- *   nextVisit: long (Long.MinValue: none) | storedRows: int (-1: inline) | count: int
+ *   nextVisit: long | indexed: long (Long.MinValue: none) | storedRows: int (-1: inline) | count: int
  *   count times: time: long | kind id: int | size: int | the row's value (size bytes, 8-aligned)
  * }}}
  * Values read from a record point into it: they stay valid while the group is open.
@@ -28,6 +30,7 @@ private[state] final class GroupRecord {
 
   var meta: UnsafeRow = _
   var nextVisit: Long = NoVisit
+  var indexed: Long = NoVisit
   var storedRows: Int = Inline
   private val partials = new JTreeMap[java.lang.Long, UnsafeRow]
   private val suffixes = new JTreeMap[java.lang.Long, UnsafeRow]
@@ -44,11 +47,13 @@ private[state] final class GroupRecord {
   def inlineCount: Int = partials.size + suffixes.size
 
   /** Whether the record says nothing: the group has no state left. */
-  def isEmpty: Boolean = meta == null && nextVisit == NoVisit && inlineCount == 0 && storedRows <= 0
+  def isEmpty: Boolean =
+    meta == null && nextVisit == NoVisit && indexed == NoVisit && inlineCount == 0 && storedRows <= 0
 
   def clear(): Unit = {
     meta = null
     nextVisit = NoVisit
+    indexed = NoVisit
     storedRows = Inline
     partials.clear()
     suffixes.clear()
@@ -62,8 +67,9 @@ private[state] final class GroupRecord {
     val base = value.getBaseObject
     var at = value.getBaseOffset + (offsetAndSize >>> 32)
     nextVisit = Platform.getLong(base, at)
-    storedRows = Platform.getInt(base, at + 8)
-    val count = Platform.getInt(base, at + 12)
+    indexed = Platform.getLong(base, at + 8)
+    storedRows = Platform.getInt(base, at + 16)
+    val count = Platform.getInt(base, at + 20)
     at += HeaderBytes
     var i = 0
     while (i < count) {
@@ -85,8 +91,9 @@ private[state] final class GroupRecord {
     val bytes = new Array[Byte](size)
     val base = Platform.BYTE_ARRAY_OFFSET.toLong
     Platform.putLong(bytes, base, nextVisit)
-    Platform.putInt(bytes, base + 8, storedRows)
-    Platform.putInt(bytes, base + 12, inlineCount)
+    Platform.putLong(bytes, base + 8, indexed)
+    Platform.putInt(bytes, base + 16, storedRows)
+    Platform.putInt(bytes, base + 20, inlineCount)
     var at = base + HeaderBytes
     at = write(bytes, at, StateRowKind.Partial, partials)
     write(bytes, at, StateRowKind.Suffix, suffixes)
@@ -120,6 +127,6 @@ private[state] final class GroupRecord {
 private[state] object GroupRecord {
   val NoVisit: Long = Long.MinValue
   val Inline: Int = -1
-  private val HeaderBytes = 16
+  private val HeaderBytes = 24
   private val EntryHeaderBytes = 16
 }

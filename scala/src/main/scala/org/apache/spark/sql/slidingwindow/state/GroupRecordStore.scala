@@ -18,14 +18,18 @@ import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Rec
  * shrunk to half the limit (not at the limit itself, so that a group near it does not move its
  * rows back and forth every micro-batch). The Meta row is always in the record.
  *
- * The record also says when the group's entry in the time index is due: [[schedule]] writes an
- * entry only when the group has none due earlier (the visit then schedules whatever is next),
- * and a group whose entry is due under this micro-batch's eviction watermark is visited when its
- * rows are ingested, in the same [[open]] ([[claimVisit]]), instead of being read again when
- * [[due]] reaches its entry.
+ * The record also says when the group must be visited next (`nextVisit`, kept in memory by
+ * [[schedule]]) and where its entry in the time index is (`indexed`); `close` makes the index
+ * agree, and an entry need only be at or before the next visit: it is a lower bound. A group
+ * that receives rows (is opened by the ingestion, [[claimVisit]]) is visited then if it is due,
+ * in the same [[open]], and keeps its entry, even one under the watermark: [[due]] passes over
+ * it ([[claimed]]), and next time the group is visited at its ingestion again. So a group that
+ * receives rows in every micro-batch writes its record and nothing else. An entry under the
+ * watermark of a group that received no rows is met by [[due]]: the group is visited if its
+ * next visit is due ([[stillDue]]), and its entry moves to its next visit.
  *
- * @param watermark the micro-batch's eviction watermark: time index entries at or below it are
- *                  consumed by this micro-batch's [[due]].
+ * @param watermark the micro-batch's eviction watermark: visits due at or below it are made by
+ *                  this micro-batch.
  */
 private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: Int, watermark: Option[Long])
   extends WindowStateStore(rows.store, rows.layout) {
@@ -33,9 +37,13 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
 
   private val record = new GroupRecord
   private var group: UnsafeRow = _ // the group open, a copy
+  private var opened: UnsafeRow = _ // the row it was opened with, which callers pass on
   private var stored = false // the group had a record when opened
   private var changed = false
-  private val claimed = mutable.HashSet.empty[UnsafeRow]
+  private var active = false // opened by the ingestion: the group received rows
+  // Groups of this micro-batch that [[due]] passes over: visited at their ingestion (without a
+  // time index), or whose entry under the watermark they keep.
+  private val claimed = new GroupSet
   private val consumedThrough = watermark.getOrElse(Long.MinValue)
   private val numValueFields = layout.valueSchema.length
 
@@ -51,6 +59,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   override def open(group: UnsafeRow): Unit = {
     assert(this.group == null, "a group is open already")
     this.group = group.copy()
+    opened = group
     val value = StateStoreApi.get(store, codec.key(group, Record, 0L), layout.dataFamily)
     stored = value != null
     if (stored) {
@@ -60,14 +69,16 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
       record.clear()
     }
     changed = false
+    active = false
   }
 
   override def close(): Unit = {
     assert(group != null, "no group is open")
     if (record.nextVisit != GroupRecord.NoVisit && record.nextVisit <= consumedThrough) {
-      record.nextVisit = GroupRecord.NoVisit // its entry is consumed by this micro-batch's `due`
+      record.nextVisit = GroupRecord.NoVisit // made by this micro-batch
       changed = true
     }
+    if (rows.hasTimeIndex) updateIndex()
     if (changed) {
       if (record.inline && record.inlineCount > inlineRows) moveToRows()
       else if (!record.inline && record.storedRows <= inlineRows / 2) moveToRecord()
@@ -81,6 +92,24 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
       }
     }
     group = null
+    opened = null
+  }
+
+  /**
+   * Makes the group's entry in the time index agree with its next visit: an entry at or before
+   * it stays where it is, unless it is under the watermark and the group received no rows (it
+   * moves to the next visit, not to be met by every micro-batch's [[due]] until then).
+   */
+  private def updateIndex(): Unit = {
+    val (next, indexed) = (record.nextVisit, record.indexed)
+    val keep = next != GroupRecord.NoVisit && indexed != GroupRecord.NoVisit && indexed <= next &&
+      (indexed > consumedThrough || active)
+    if (!keep && indexed != next) {
+      if (indexed != GroupRecord.NoVisit) rows.unschedule(indexed, group)
+      if (next != GroupRecord.NoVisit) rows.schedule(next, group)
+      record.indexed = next
+      changed = true
+    }
   }
 
   private val kept = Seq(Partial, Suffix)
@@ -115,7 +144,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   }
 
   private def check(group: InternalRow): Unit =
-    assert(this.group != null && this.group == group, "the group must be open")
+    assert(this.group != null && ((group eq opened) || this.group == group), "the group must be open")
 
   override def get(group: InternalRow, kind: StateRowKind, time: Long): UnsafeRow = {
     check(group)
@@ -170,17 +199,13 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   }
 
   /**
-   * Writes a time index entry only when the group has none due earlier: the visit at the earlier
-   * one schedules whatever is next. An entry at or below the watermark is consumed by this
-   * micro-batch, so it no longer counts.
+   * The group's next visit is the earliest scheduled, of those later than the watermark (a visit
+   * due at or below it is made by this micro-batch). The time index follows at [[close]].
    */
   override def schedule(time: Long, group: InternalRow): Unit = {
     check(group)
     val pending = record.nextVisit
-    val pendingLive = pending != GroupRecord.NoVisit && pending > consumedThrough
-    if (!pendingLive || time < pending) {
-      if (pendingLive) rows.unschedule(pending, group)
-      rows.schedule(time, group)
+    if (pending == GroupRecord.NoVisit || pending <= consumedThrough || time < pending) {
       record.nextVisit = time
       changed = true
     }
@@ -189,23 +214,36 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   override def unschedule(time: Long, group: InternalRow): Unit = {
     check(group)
     if (record.nextVisit == time) {
-      if (time > consumedThrough) rows.unschedule(time, group)
       record.nextVisit = GroupRecord.NoVisit
       changed = true
     }
   }
 
-  override def due(watermark: Long): Iterator[UnsafeRow] = rows.due(watermark).filterNot(claimed.contains)
+  /**
+   * With a time index, the groups whose entry is at or below the watermark, but those claimed;
+   * entries are not consumed: [[close]] moves them. Without one, every group but those claimed.
+   */
+  override def due(watermark: Long): Iterator[UnsafeRow] =
+    (if (rows.hasTimeIndex) rows.scheduledThrough(watermark) else rows.due(watermark)).filterNot(claimed.contains)
+
+  /** Whether the group met by [[due]] has a visit due: its entry may be a lower bound only. */
+  override def stillDue(watermark: Long): Boolean =
+    record.nextVisit != GroupRecord.NoVisit && record.nextVisit <= watermark
 
   /**
    * Due when its new rows start at or below the watermark (their left windows close), when its
-   * scheduled visit is, or, without a time index, always (every group is visited).
+   * next visit is, or, without a time index, always (every group is visited). A group that keeps
+   * an entry under the watermark is left out of [[due]].
    */
   override def claimVisit(group: UnsafeRow, watermark: Long, firstNew: Long): Boolean = {
     check(group)
-    val due = !rows.hasTimeIndex || firstNew <= watermark ||
-      (record.nextVisit != GroupRecord.NoVisit && record.nextVisit <= watermark)
-    if (due) claimed += this.group
-    due
+    active = true
+    if (!rows.hasTimeIndex) {
+      claimed.add(this.group)
+      true
+    } else {
+      if (record.indexed != GroupRecord.NoVisit && record.indexed <= watermark) claimed.add(this.group)
+      firstNew <= watermark || stillDue(watermark)
+    }
   }
 }

@@ -50,23 +50,31 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
    * watermark, past the entries read. A group can have several entries due; only the groups
    * visited are remembered (one key per group, no entry), to visit each once.
    */
-  override def due(watermark: Long): Iterator[UnsafeRow] = new Iterator[UnsafeRow] {
-    private val visited = mutable.HashSet.empty[UnsafeRow]
+  override def due(watermark: Long): Iterator[UnsafeRow] = {
+    val visited = mutable.HashSet.empty[UnsafeRow]
+    new IndexHead(watermark, consume = true).filter(visited.add)
+  }
+
+  override def scheduledThrough(watermark: Long): Iterator[UnsafeRow] = new IndexHead(watermark, consume = false)
+
+  /** The groups of the index's entries at or below `watermark`, removed as read if `consume`. */
+  private final class IndexHead(watermark: Long, consume: Boolean) extends Iterator[UnsafeRow] {
     private var entries = StateStoreApi.iterator(store, layout.indexFamily)
     private var nextGroup: UnsafeRow = _
 
     override def hasNext: Boolean = {
-      while (nextGroup == null && entries != null) {
+      if (nextGroup == null && entries != null) {
         val key = if (entries.hasNext) entries.next().key else null
         if (key == null || codec.timeOfIndex(key) > watermark) {
           entries.close()
           entries = null
         } else {
           reads += 1
-          val group = codec.groupOfIndex(key).copy()
-          StateStoreApi.remove(store, key, layout.indexFamily)
-          removes += 1
-          if (visited.add(group)) nextGroup = group
+          nextGroup = codec.groupOfIndex(key).copy()
+          if (consume) {
+            StateStoreApi.remove(store, key, layout.indexFamily)
+            removes += 1
+          }
         }
       }
       nextGroup != null

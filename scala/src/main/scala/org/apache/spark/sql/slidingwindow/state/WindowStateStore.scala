@@ -95,6 +95,19 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   def due(watermark: Long): Iterator[UnsafeRow]
 
   /**
+   * With a time index, the groups of its entries at or below `watermark`, read as they are
+   * pulled, one per entry, without consuming them (state format 2 moves a group's one entry
+   * itself). Without one, as [[due]].
+   */
+  def scheduledThrough(watermark: Long): Iterator[UnsafeRow] = due(watermark)
+
+  /**
+   * Whether the group [[open]] now, returned by [[due]], has a visit due under `watermark`
+   * (state format 2: its entry in the time index may be earlier than its next visit).
+   */
+  def stillDue(watermark: Long): Boolean = true
+
+  /**
    * Whether the group [[open]] now, whose new rows start at `firstNew`, is due under
    * `watermark`, as far as this store knows without reading its time index; if so, the caller
    * visits it now and [[due]] leaves it out. State format 1 does not know (false): its groups

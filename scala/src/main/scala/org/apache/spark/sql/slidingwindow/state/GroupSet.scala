@@ -1,0 +1,59 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+
+/**
+ * A set of groups (their UnsafeRow keys) for one micro-batch, such as the groups that `due` passes
+ * over: open addressing on the rows' hash codes, kept beside them in a primitive array, so that
+ * a lookup compares ints and touches one row only when they match. A micro-batch adds one row
+ * per group it ingests; a general hash set of nodes cost as much as the state store's reads.
+ */
+private[state] final class GroupSet {
+  private var hashes = new Array[Int](1024)
+  private var rows = new Array[UnsafeRow](1024)
+  private var size = 0
+
+  /** Adds a row (kept as it is: the caller hands over a copy). */
+  def add(row: UnsafeRow): Unit = {
+    if (2 * (size + 1) > rows.length) grow()
+    if (insert(row, row.hashCode, hashes, rows)) size += 1
+  }
+
+  def contains(row: UnsafeRow): Boolean = {
+    val h = row.hashCode
+    val mask = rows.length - 1
+    var i = spread(h) & mask
+    while (rows(i) != null) {
+      if (hashes(i) == h && rows(i) == row) return true
+      i = (i + 1) & mask
+    }
+    false
+  }
+
+  def isEmpty: Boolean = size == 0
+
+  private def spread(h: Int): Int = h ^ (h >>> 16)
+
+  private def insert(row: UnsafeRow, h: Int, hashes: Array[Int], rows: Array[UnsafeRow]): Boolean = {
+    val mask = rows.length - 1
+    var i = spread(h) & mask
+    while (rows(i) != null) {
+      if (hashes(i) == h && rows(i) == row) return false
+      i = (i + 1) & mask
+    }
+    hashes(i) = h
+    rows(i) = row
+    true
+  }
+
+  private def grow(): Unit = {
+    val (oldHashes, oldRows) = (hashes, rows)
+    hashes = new Array[Int](2 * oldRows.length)
+    rows = new Array[UnsafeRow](2 * oldRows.length)
+    var i = 0
+    while (i < oldRows.length) {
+      if (oldRows(i) != null) insert(oldRows(i), oldHashes(i), hashes, rows)
+      i += 1
+    }
+  }
+}
