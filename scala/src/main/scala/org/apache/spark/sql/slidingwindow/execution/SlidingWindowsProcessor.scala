@@ -214,8 +214,10 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
       // first right window left open, or, for the clean-up, the end of the last time's right
       // window.
       val pushed = storedSweep.lastTime
-      val next = (firstUnpushed.toSeq ++ storedSweep.nextStart.map(_ + sizeMicros) ++
-        pushed.map(_ + 1 + sizeMicros).filter(_ > watermark)).reduceOption(_ min _)
+      var next = firstUnpushed
+      def atMost(time: Long): Unit = if (next.forall(time < _)) next = Some(time)
+      storedSweep.nextStart.foreach(start => atMost(start + sizeMicros))
+      pushed.foreach(last => if (last + 1 + sizeMicros > watermark) atMost(last + 1 + sizeMicros))
       closeCursors()
 
       front.persist()
