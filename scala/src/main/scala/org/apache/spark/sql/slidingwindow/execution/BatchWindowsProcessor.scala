@@ -48,7 +48,9 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
     } else if (closing.hasNext) {
       val group = closing.next()
       state.open(group)
-      work = new ClosingWindows(group, evictionWatermarkMicros.get)
+      // State format 2's entry in the time index may be earlier than the group's window end.
+      if (state.stillDue(evictionWatermarkMicros.get)) work = new ClosingWindows(group, evictionWatermarkMicros.get)
+      else state.close()
     } else if (groupsIn == null) {
       groupsIn = groups(input, dropLate = false) // batch windows never drop a row
     } else if (groupsIn.hasNext) {
