@@ -20,7 +20,9 @@ For each shape (groups x rows per group per micro-batch x window, SHAPES), on th
 recording of the measured micro-batches of each query: the share of CPU samples by where the
 sampled thread was (RocksDB, this extension, Spark, ...).
 
-`--groups`, `--rows-per-batch` and `--window` run one shape of your own instead.
+`--groups`, `--rows-per-batch` and `--window` run one shape of your own instead; `--only append,window`
+runs some of a shape's queries (no report, their JSON lines only); `--profile --methods 40` also prints
+the 40 methods with the most CPU samples, by samples in the method itself and on the stack.
 """
 from __future__ import annotations
 
