@@ -291,7 +291,6 @@ def has_ordered_rows(spark: SparkSession, provider: str) -> bool:
     return provider == ROCKSDB and spark_version(spark) >= (4, 2)
 
 
-
 def watermark_ms(text: str) -> int:
     dt = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
     return (dt - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(milliseconds=1)

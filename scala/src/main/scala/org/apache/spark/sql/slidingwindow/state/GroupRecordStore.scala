@@ -224,7 +224,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
    * entries are not consumed: [[close]] moves them. Without one, every group but those claimed.
    */
   override def due(watermark: Long): Iterator[UnsafeRow] =
-    (if (rows.hasTimeIndex) rows.scheduledThrough(watermark) else rows.due(watermark)).filterNot(claimed.contains)
+    rows.scheduledThrough(watermark).filterNot(claimed.contains)
 
   /** Whether the group met by [[due]] has a visit due: its entry may be a lower bound only. */
   override def stillDue(watermark: Long): Boolean =

@@ -13,37 +13,34 @@ private[state] final class GroupSet {
   private var rows = new Array[UnsafeRow](1024)
   private var size = 0
 
-  /** Adds a row (kept as it is: the caller hands over a copy). */
-  def add(row: UnsafeRow): Unit = {
+  /** Adds a row (kept as it is: the caller hands over a copy); returns whether it was new. */
+  def add(row: UnsafeRow): Boolean = {
     if (2 * (size + 1) > rows.length) grow()
-    if (insert(row, row.hashCode, hashes, rows)) size += 1
+    val added = insert(row, row.hashCode, hashes, rows)
+    if (added) size += 1
+    added
   }
 
-  def contains(row: UnsafeRow): Boolean = {
-    val h = row.hashCode
-    val mask = rows.length - 1
-    var i = spread(h) & mask
-    while (rows(i) != null) {
-      if (hashes(i) == h && rows(i) == row) return true
-      i = (i + 1) & mask
-    }
-    false
-  }
+  def contains(row: UnsafeRow): Boolean = rows(slot(row, row.hashCode, hashes, rows)) != null
 
   def isEmpty: Boolean = size == 0
 
-  private def spread(h: Int): Int = h ^ (h >>> 16)
+  /** Where `row`, of hash code `h`, is in the tables, or the free slot it would take. */
+  private def slot(row: UnsafeRow, h: Int, hashes: Array[Int], rows: Array[UnsafeRow]): Int = {
+    val mask = rows.length - 1
+    var i = (h ^ (h >>> 16)) & mask
+    while (rows(i) != null && !(hashes(i) == h && rows(i) == row)) i = (i + 1) & mask
+    i
+  }
 
   private def insert(row: UnsafeRow, h: Int, hashes: Array[Int], rows: Array[UnsafeRow]): Boolean = {
-    val mask = rows.length - 1
-    var i = spread(h) & mask
-    while (rows(i) != null) {
-      if (hashes(i) == h && rows(i) == row) return false
-      i = (i + 1) & mask
+    val i = slot(row, h, hashes, rows)
+    val free = rows(i) == null
+    if (free) {
+      hashes(i) = h
+      rows(i) = row
     }
-    hashes(i) = h
-    rows(i) = row
-    true
+    free
   }
 
   private def grow(): Unit = {

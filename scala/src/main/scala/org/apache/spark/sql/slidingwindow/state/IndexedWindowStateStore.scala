@@ -1,7 +1,5 @@
 package org.apache.spark.sql.slidingwindow.state
 
-import scala.collection.mutable
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.StateStore
@@ -51,7 +49,7 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
    * visited are remembered (one key per group, no entry), to visit each once.
    */
   override def due(watermark: Long): Iterator[UnsafeRow] = {
-    val visited = mutable.HashSet.empty[UnsafeRow]
+    val visited = new GroupSet
     new IndexHead(watermark, consume = true).filter(visited.add)
   }
 

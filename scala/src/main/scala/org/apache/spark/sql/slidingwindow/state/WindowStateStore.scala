@@ -88,9 +88,10 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   def unschedule(time: Long, group: InternalRow): Unit
 
   /**
-   * The groups to visit under `watermark`, each once, read as they are pulled; their schedule
-   * entries are consumed. A visit may schedule the group again, always later than `watermark`.
-   * Groups [[claimVisit]]ed are left out.
+   * The groups to visit under `watermark`, each once, read as they are pulled. State format 1
+   * consumes their schedule entries (a visit may schedule the group again, always later than
+   * `watermark`); state format 2 leaves its entries to [[close]], leaves out the groups
+   * [[claimVisit]]ed, and may return a group whose visit is not due yet ([[stillDue]]).
    */
   def due(watermark: Long): Iterator[UnsafeRow]
 

@@ -25,7 +25,7 @@ class GroupSetSuite {
       val range = 1 + rnd.nextInt(20000)
       for (_ <- 0 until 5000) {
         val n = rnd.nextInt(range).toLong
-        if (rnd.nextBoolean()) { set.add(group(n)); model += n }
+        if (rnd.nextBoolean()) { assertEquals(s"sequence $seq, add $n", !model.contains(n), set.add(group(n))); model += n }
         else assertEquals(s"sequence $seq, group $n", model.contains(n), set.contains(group(n)))
       }
       assertEquals(model.isEmpty, set.isEmpty)
