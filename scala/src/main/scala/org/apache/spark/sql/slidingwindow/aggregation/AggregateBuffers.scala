@@ -1,8 +1,9 @@
 package org.apache.spark.sql.slidingwindow.aggregation
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BasePredicate, BindReferences, BoundReference, EmptyRow, Expression, GenericInternalRow, If, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BasePredicate, BindReferences, BoundReference, EmptyRow, Expression, GenericInternalRow, If, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
+import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.{DataType, DoubleType, FloatType}
 
 /**
@@ -114,15 +115,15 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
   def mergedEvaluateExpressions: Seq[Expression] = evaluateExpressions.map(substitute(_, mergeExpressions))
 
   @transient private lazy val initProjection =
-    MutableProjection.create(declarativeOr(noOps)(_.initialValues))
+    ProjectionPool.mutable(declarativeOr(noOps)(_.initialValues))
 
   @transient private lazy val updateProjection =
-    MutableProjection.create(updateExpressions, bufferAttributes ++ inputAttributes)
+    ProjectionPool.mutable(updateExpressions, bufferAttributes ++ inputAttributes)
 
   @transient private lazy val mergeProjection =
-    MutableProjection.create(mergeExpressions, bufferAttributes ++ inputBufferAttributes)
+    ProjectionPool.mutable(mergeExpressions, bufferAttributes ++ inputBufferAttributes)
 
-  @transient private lazy val evalProjection = MutableProjection.create(
+  @transient private lazy val evalProjection = ProjectionPool.mutable(
     functions.toSeq.map {
       case d: DeclarativeAggregate => d.evaluateExpression
       case _ => NoOp
@@ -134,16 +135,17 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
     updateExpressions.map(substitute(_, declarativeOr(noOps)(_.initialValues)))
 
   @transient private lazy val mergePartialsProjection =
-    UnsafeProjection.create(mergeExpressions, bufferAttributes ++ inputBufferAttributes)
+    ProjectionPool.unsafe(mergeExpressions, bufferAttributes ++ inputBufferAttributes)
 
-  @transient private lazy val freezeProjection = UnsafeProjection.create(bufferTypes)
+  @transient private lazy val freezeProjection = ProjectionPool.unsafe(
+    bufferTypes.toSeq.zipWithIndex.map { case (t, i) => BoundReference(i, t, nullable = true) })
 
-  @transient private lazy val copyProjection = MutableProjection.create(
+  @transient private lazy val copyProjection = ProjectionPool.mutable(
     bufferAttributes.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
 
   @transient private lazy val imperatives: Array[(ImperativeAggregate, Option[BasePredicate])] =
     functions.zip(filters).collect { case (ia: ImperativeAggregate, f) =>
-      (ia, f.map(Predicate.create(_, inputAttributes)))
+      (ia, f.map(ProjectionPool.predicate(_, inputAttributes)))
     }
 
   @transient private lazy val typed: Array[(TypedImperativeAggregate[Any], Int)] =
@@ -161,7 +163,7 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
 
   // The initial buffer, laid out by an UnsafeProjection (room for every decimal included).
   @transient private lazy val initialUnsafeBuffer: UnsafeRow =
-    UnsafeProjection.create(declarativeOr(noOps)(_.initialValues))(EmptyRow).copy()
+    ProjectionPool.unsafe(declarativeOr(noOps)(_.initialValues))(EmptyRow).copy()
 
   /** A new, initialised working buffer. */
   def newBuffer(): InternalRow = {
@@ -201,7 +203,7 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
    * partial (each projection reuses its output row: two of them let two partials live at once).
    */
   def newPartialOfRow(): Option[UnsafeProjection] =
-    if (declarative) Some(UnsafeProjection.create(partialOfRowExpressions, inputAttributes)) else None
+    if (declarative) Some(ProjectionPool.unsafe(partialOfRowExpressions, inputAttributes)) else None
 
   /** Merges a frozen partial into a working buffer: `buffer` followed by `partial`. */
   def merge(buffer: InternalRow, partial: InternalRow): Unit = {

@@ -1,8 +1,9 @@
 package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, CreateNamedStruct, Expression, GetStructField, Literal, NamedExpression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, CreateNamedStruct, Expression, GetStructField, Literal, NamedExpression, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, ConcatRow, WindowContents}
+import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -41,15 +42,15 @@ final class WindowRowWriter(
     })
   }
 
-  private lazy val fromOnePart = UnsafeProjection.create(
+  private lazy val fromOnePart = ProjectionPool.unsafe(
     outputOf(buffers.evaluateExpressions), header ++ buffers.bufferAttributes)
-  private lazy val fromTwoParts = UnsafeProjection.create(outputOf(buffers.mergedEvaluateExpressions),
+  private lazy val fromTwoParts = ProjectionPool.unsafe(outputOf(buffers.mergedEvaluateExpressions),
     header ++ buffers.bufferAttributes ++ buffers.inputBufferAttributes)
-  private lazy val fromResults = UnsafeProjection.create(outputOf(aggregateResults), header ++ aggregateResults)
+  private lazy val fromResults = ProjectionPool.unsafe(outputOf(aggregateResults), header ++ aggregateResults)
 
   // The keys and bounds of the current window, in one UnsafeRow: the keys written once per
   // group, the bounds set in place for each window.
-  private val headerOfKeys = UnsafeProjection.create(
+  private val headerOfKeys = ProjectionPool.unsafe(
     keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) } ++
       Seq(Literal(0L), Literal(0L)))
   private var headerRow: UnsafeRow = _

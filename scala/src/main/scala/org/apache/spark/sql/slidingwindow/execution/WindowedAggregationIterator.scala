@@ -1,9 +1,10 @@
 package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, RowOrdering, SortOrder, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf, WindowContents}
+import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.memory.SpillFile
 import org.apache.spark.sql.slidingwindow.windows.{GroupWindows, WindowSink}
@@ -30,7 +31,7 @@ final class WindowedAggregationIterator(
     numGroups: SQLMetric,
     spillSize: SQLMetric) extends WindowStepIterator with WindowSink {
 
-  private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
+  private val keyProjection = ProjectionPool.unsafe(keys, inputAttributes)
   // Whether a row is of the current group: its keys compared with those of the group's first
   // row, in place (no key row projected per input row).
   private val keyOrdering = RowOrdering.create(keys.map(SortOrder(_, Ascending)), inputAttributes)

@@ -1,8 +1,9 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, CreateStruct, Expression, GenericInternalRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, CreateStruct, Expression, GenericInternalRow, Literal, SpecificInternalRow, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.ConcatRow
+import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructType}
 
 /**
@@ -17,11 +18,11 @@ final class WindowStateCodec(layout: WindowStateLayout) {
 
   private val kindAndTime = new SpecificInternalRow(Seq(IntegerType, LongType))
   private val keyInput = new ConcatRow
-  private val keyProjection = UnsafeProjection.create(fieldsOf(keySchema))
+  private val keyProjection = ProjectionPool.unsafe(fieldsOf(keySchema))
 
   private val times = new SpecificInternalRow(Seq(LongType, LongType))
   private val valueInput = new ConcatRow
-  private val valueProjection = UnsafeProjection.create(Seq(
+  private val valueProjection = ProjectionPool.unsafe(Seq(
     CreateStruct(fieldsOf(bufferSchema)),
     BoundReference(numBufferFields, LongType, nullable = true),
     BoundReference(numBufferFields + 1, LongType, nullable = true)) ++
@@ -31,7 +32,7 @@ final class WindowStateCodec(layout: WindowStateLayout) {
   private val recordContents = new SpecificInternalRow(Seq(BinaryType))
   private val recordInput = new ConcatRow
   private val noMeta = new GenericInternalRow(4) // a Meta value of nulls (format 2 has 4 fields)
-  private val recordProjection = if (!hasGroupRecords) null else UnsafeProjection.create(Seq(
+  private val recordProjection = if (!hasGroupRecords) null else ProjectionPool.unsafe(Seq(
     BoundReference(0, bufferSchema, nullable = true),
     BoundReference(1, LongType, nullable = true),
     BoundReference(2, LongType, nullable = true),
@@ -39,10 +40,10 @@ final class WindowStateCodec(layout: WindowStateLayout) {
 
   private val indexTime = new SpecificInternalRow(Seq(LongType))
   private val indexInput = new ConcatRow
-  private val indexProjection = UnsafeProjection.create(fieldsOf(indexKeySchema))
+  private val indexProjection = ProjectionPool.unsafe(fieldsOf(indexKeySchema))
   private val groupOfIndexProjection =
-    UnsafeProjection.create(fieldsOf(indexKeySchema).drop(1))
-  private val groupOfKeyProjection = UnsafeProjection.create(fieldsOf(keySchema).take(groupWidth))
+    ProjectionPool.unsafe(fieldsOf(indexKeySchema).drop(1))
+  private val groupOfKeyProjection = ProjectionPool.unsafe(fieldsOf(keySchema).take(groupWidth))
 
   private def fieldsOf(schema: StructType): Seq[Expression] =
     schema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) }
@@ -58,7 +59,7 @@ final class WindowStateCodec(layout: WindowStateLayout) {
     kindAndTime.setInt(0, kind.id)
     prefixProjection(keyInput(group, kindAndTime))
   }
-  private val prefixProjection = UnsafeProjection.create(fieldsOf(keySchema).take(groupWidth + 1))
+  private val prefixProjection = ProjectionPool.unsafe(fieldsOf(keySchema).take(groupWidth + 1))
 
   def kindOfKey(key: UnsafeRow): StateRowKind = StateRowKind.of(key.getInt(groupWidth))
   def timeOfKey(key: UnsafeRow): Long = key.getLong(groupWidth + 1)

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, Literal, UnsafeProjection}
+import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructField, StructType}
 
 /**
@@ -72,11 +73,11 @@ final class WindowStateLayout(val version: Int, keys: Seq[Attribute], val buffer
 
   /** The group of an input row. */
   def groupOfInput(inputAttributes: Seq[Attribute]): UnsafeProjection =
-    UnsafeProjection.create(if (keys.isEmpty) Seq(Literal(0)) else keys, inputAttributes)
+    ProjectionPool.unsafe(if (keys.isEmpty) Seq(Literal(0)) else keys, inputAttributes)
 
   /** The grouping keys as the output shows them (none for a query without keys). */
   def outputKeysOfGroup(): UnsafeProjection =
-    UnsafeProjection.create(if (keys.isEmpty) Nil else columns(groupSchema, 0 until groupWidth))
+    ProjectionPool.unsafe(if (keys.isEmpty) Nil else columns(groupSchema, 0 until groupWidth))
 
   /** Builds and reads keys and values; one per task (reused rows). */
   def codec(): WindowStateCodec = new WindowStateCodec(this)
