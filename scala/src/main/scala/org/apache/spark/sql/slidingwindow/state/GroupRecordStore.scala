@@ -41,8 +41,8 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   private var stored = false // the group had a record when opened
   private var changed = false
   private var active = false // opened by the ingestion: the group received rows
-  // Groups of this micro-batch that [[due]] passes over: visited at their ingestion (without a
-  // time index), or whose entry under the watermark they keep.
+  // What [[due]] passes over in this micro-batch: the entries under the watermark that groups
+  // visited at their ingestion keep, or, without a time index, those groups.
   private val claimed = new GroupSet
   private val consumedThrough = watermark.getOrElse(Long.MinValue)
   private val numValueFields = layout.valueSchema.length
@@ -223,8 +223,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
    * With a time index, the groups whose entry is at or below the watermark, but those claimed;
    * entries are not consumed: [[close]] moves them. Without one, every group but those claimed.
    */
-  override def due(watermark: Long): Iterator[UnsafeRow] =
-    rows.scheduledThrough(watermark).filterNot(claimed.contains)
+  override def due(watermark: Long): Iterator[UnsafeRow] = rows.scheduledThrough(watermark, claimed)
 
   /** Whether the group met by [[due]] has a visit due: its entry may be a lower bound only. */
   override def stillDue(watermark: Long): Boolean =
@@ -242,7 +241,9 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
       claimed.add(this.group)
       true
     } else {
-      if (record.indexed != GroupRecord.NoVisit && record.indexed <= watermark) claimed.add(this.group)
+      if (record.indexed != GroupRecord.NoVisit && record.indexed <= watermark) {
+        claimed.add(rows.scheduleEntry(record.indexed, group))
+      }
       firstNew <= watermark || stillDue(watermark)
     }
   }

@@ -53,19 +53,28 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
     new IndexHead(watermark, consume = true).filter(visited.add)
   }
 
-  override def scheduledThrough(watermark: Long): Iterator[UnsafeRow] = new IndexHead(watermark, consume = false)
+  override private[state] def scheduledThrough(watermark: Long, except: GroupSet): Iterator[UnsafeRow] =
+    new IndexHead(watermark, consume = false, except)
 
-  /** The groups of the index's entries at or below `watermark`, removed as read if `consume`. */
-  private final class IndexHead(watermark: Long, consume: Boolean) extends Iterator[UnsafeRow] {
+  override private[state] def scheduleEntry(time: Long, group: InternalRow): UnsafeRow = codec.indexKey(time, group).copy()
+
+  /**
+   * The groups of the index's entries at or below `watermark`, removed as read if `consume`, but
+   * the entries in `except` (compared as read: neither copied nor turned into a group).
+   */
+  private final class IndexHead(watermark: Long, consume: Boolean, except: GroupSet = null)
+    extends Iterator[UnsafeRow] {
     private var entries = StateStoreApi.iterator(store, layout.indexFamily)
     private var nextGroup: UnsafeRow = _
 
     override def hasNext: Boolean = {
-      if (nextGroup == null && entries != null) {
+      while (nextGroup == null && entries != null) {
         val key = if (entries.hasNext) entries.next().key else null
         if (key == null || codec.timeOfIndex(key) > watermark) {
           entries.close()
           entries = null
+        } else if (except != null && except.contains(key)) {
+          reads += 1
         } else {
           reads += 1
           nextGroup = codec.groupOfIndex(key).copy()

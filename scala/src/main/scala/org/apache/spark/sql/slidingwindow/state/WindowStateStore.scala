@@ -98,9 +98,18 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   /**
    * With a time index, the groups of its entries at or below `watermark`, read as they are
    * pulled, one per entry, without consuming them (state format 2 moves a group's one entry
-   * itself). Without one, as [[due]].
+   * itself), but the entries in `except` ([[scheduleEntry]]). Without one, as [[due]], but the
+   * groups in `except`.
    */
-  def scheduledThrough(watermark: Long): Iterator[UnsafeRow] = due(watermark)
+  private[state] def scheduledThrough(watermark: Long, except: GroupSet): Iterator[UnsafeRow] =
+    due(watermark).filterNot(except.contains)
+
+  /**
+   * What [[scheduledThrough]] compares with `except`, of `group` scheduled at `time` (a copy):
+   * its entry in the time index (so that an entry passed over is never turned into a group), or
+   * without one, the group.
+   */
+  private[state] def scheduleEntry(time: Long, group: InternalRow): UnsafeRow = group.asInstanceOf[UnsafeRow].copy()
 
   /**
    * Whether the group [[open]] now, returned by [[due]], has a visit due under `watermark`
