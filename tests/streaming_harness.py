@@ -261,6 +261,9 @@ def state_store(spark: SparkSession, provider: str):
 STATE_FORMAT_CONF = "spark.sql.slidingWindow.state.formatVersion"
 # How many Partial and Suffix rows a group keeps in its record (state format 2).
 INLINE_ROWS_CONF = "spark.sql.slidingWindow.state.inlineRows"
+# Append mode, state format 2: groups with at most this many rows are swept again in memory and
+# keep no queue (0: every group keeps its queue).
+RESWEEP_ROWS_CONF = "spark.sql.slidingWindow.state.resweepRows"
 
 
 def state_format(spark: SparkSession, version: int):

@@ -12,9 +12,9 @@ from typing import Dict, List, Set
 
 import pytest
 
-from streaming_harness import (CHECKS, HDFS, INLINE_ROWS_CONF, generate_stream, has_state_reader,
-                               operator_metrics, run_query, session_conf, sliding_query,
-                               state_format, state_store, write_files)
+from streaming_harness import (CHECKS, HDFS, INLINE_ROWS_CONF, RESWEEP_ROWS_CONF, generate_stream,
+                               has_state_reader, operator_metrics, run_query, session_conf,
+                               sliding_query, state_format, state_store, write_files)
 
 PARTIAL, SUFFIX, META, RECORD = 0, 1, 2, 3
 OPERATOR_ID = 1000
@@ -30,16 +30,24 @@ def stored_kinds(spark, checkpoint: str) -> Dict[tuple, Set[int]]:
     return kinds
 
 
-def run_file_by_file(spark, tmp_path, stream, mode: str, read_state: bool):
+def queued_groups(spark, checkpoint: str) -> Dict[tuple, bool]:
+    """{(case, key): whether its record keeps a queue (Meta fields)} after the last micro-batch."""
+    rows = (spark.read.format("statestore").option("operatorId", OPERATOR_ID).load(checkpoint)
+            .where(f"key.__kind = {RECORD}")
+            .selectExpr("key.case AS case", "key.k AS k", "value.__t1 IS NOT NULL AS queued").collect())
+    return {(r.case, r.k): r.queued for r in rows}
+
+
+def run_file_by_file(spark, tmp_path, stream, mode: str, read_state: bool, read=stored_kinds):
     """Runs the query once per file: it restarts from its checkpoint before every micro-batch.
-    Returns the runs and, with `read_state`, the kinds of each group's state rows after each."""
+    Returns the runs and, with `read_state`, what `read` says of the state after each."""
     source, checkpoint = str(tmp_path / "in"), str(tmp_path / "checkpoint")
     runs, states = [], []
     for i, rows in enumerate(stream.files):
         write_files(source, [rows], first=i)
         runs.append(run_query(spark, source, checkpoint, sliding_query("10 seconds"), mode))
         if read_state:
-            states.append(stored_kinds(spark, checkpoint))
+            states.append(read(spark, checkpoint))
     return runs, states
 
 
@@ -79,3 +87,24 @@ def test_every_group_in_its_record_below_the_limit(spark, tmp_path, mode):
     for state in states:
         for group, kinds in state.items():
             assert kinds == {RECORD}, (group, kinds)
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("seed,resweep_rows", [(11, 1), (12, 2)])
+def test_groups_crossing_the_resweep_limit_both_ways(spark, provider, tmp_path, seed, resweep_rows):
+    """Append mode: a group with at most `resweepRows` rows is swept again in memory and keeps no
+    queue; a larger one resumes the queue kept in its record. Groups that grow past the limit
+    start a queue, groups that shrink under it drop theirs, restarted at every micro-batch."""
+    stream = generate_stream(f"resweep-{seed}", 10_000_000, cases=6)
+    read_state = provider == HDFS and has_state_reader(spark)
+    with state_format(spark, 2), session_conf(spark, RESWEEP_ROWS_CONF, str(resweep_rows)):
+        runs, states = run_file_by_file(spark, tmp_path, stream, "append", read_state, read=queued_groups)
+    CHECKS["append"](stream, runs)
+    if states:
+        grew = shrank = 0
+        for before, after in zip(states, states[1:]):
+            for group, queued in after.items():
+                if group in before:
+                    grew += queued and not before[group]
+                    shrank += before[group] and not queued
+        assert grew and shrank, f"harness: no group crossed the limit both ways ({grew} grew, {shrank} shrank)"

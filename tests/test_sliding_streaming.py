@@ -16,11 +16,12 @@ from pyspark.sql import functions as F
 import sliding_window_agg as swa
 from reference import batch_windows, sliding_windows
 from streaming_harness import (BASE, CASE, CHECKS, DELAY, DELAY_TEXT, FLUSH_KEY, HDFS, ID, KEY, MS,
-                               ROCKSDB, SEC, SIZES, TIME, VALUE, Batch, Run, Stream, batch_plan,
-                               check_append, check_closed_windows, check_update, diff_message,
-                               dropped_rows, flush_event, generate_stream, has_state_reader,
-                               operator_metrics, output, restart_point, run_query, sliding_query,
-                               state_format, state_store, watermark_ms, write_files)
+                               RESWEEP_ROWS_CONF, ROCKSDB, SEC, SIZES, TIME, VALUE, Batch, Run,
+                               Stream, batch_plan, check_append, check_closed_windows,
+                               check_update, diff_message, dropped_rows, flush_event,
+                               generate_stream, has_state_reader, operator_metrics, output,
+                               restart_point, run_query, session_conf, sliding_query, state_format,
+                               state_store, watermark_ms, write_files)
 from windows_util import Event, window_micros
 
 
@@ -28,6 +29,10 @@ from windows_util import Event, window_micros
 MODES = ["append", "update"]
 SEEDS = range(3)
 CASES = 6
+# Per seed, how many rows a group has at most to be swept again in memory in append mode rather
+# than resume its stored queue: never (every visit resumes its queue), small groups only (the
+# default), and a limit the groups cross both ways.
+RESWEEP_ROWS = {0: "0", 1: "8", 2: "2"}
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +47,7 @@ def random_run(spark, tmp_path_factory):
             folder = tmp_path_factory.mktemp(f"{mode}-{SIZES[size_text] // SEC}s-{seed}")
             write_files(str(folder / "in"), stream.files)
             try:
-                with state_store(spark, ROCKSDB):
+                with state_store(spark, ROCKSDB), session_conf(spark, RESWEEP_ROWS_CONF, RESWEEP_ROWS[seed]):
                     done[key] = (stream, run_query(spark, str(folder / "in"),
                                                    str(folder / "checkpoint"),
                                                    sliding_query(size_text), mode))

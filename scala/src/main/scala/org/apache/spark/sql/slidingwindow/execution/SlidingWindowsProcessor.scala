@@ -148,26 +148,36 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
    * schedules the group's next visit.
    */
   private final class Visit(group: UnsafeRow, watermark: Long) extends StepWork {
-    private val meta = Option(state.get(group, Meta, 0L)).map(_.copy())
+    // A small group sweeps all its rows again, in memory, from its first one (as a group without
+    // a queue does), and keeps no queue: a few merges cost less than a stored queue's upkeep.
+    private val resweep = state.resweepable
+    private val stored = Option(state.get(group, Meta, 0L)).map(_.copy())
+    private val meta = if (resweep) None else stored
     private val lastPushed = meta.flatMap(codec.lastPushed)
     private val backOldest = meta.flatMap(codec.backOldest)
     // Every window left open after this visit starts after watermark - S.
     private val expiresBefore = expiryTime(watermark)
+    private val sweep = if (resweep) memorySweep else storedSweep
 
     toRemove.clear()
-    storedQueue.clear()
-    front.open(group)
-    back.open(group, for (from <- backOldest; to <- lastPushed) yield (from, to))
-    backOldest.foreach(storedQueue.restoreBack(codec.buffer(meta.get), _))
+    if (resweep) {
+      memorySweep.reset()
+    } else {
+      storedQueue.clear()
+      front.open(group)
+      back.open(group, for (from <- backOldest; to <- lastPushed) yield (from, to))
+      backOldest.foreach(storedQueue.restoreBack(codec.buffer(meta.get), _))
+    }
     private val earlier = lastPushed.map(p => state.rows(group, Partial, Long.MinValue, p))
-    storedSweep.resume(lastPushed, earlier.map(new StoredRightStarts(_, sizeMicros, expiresBefore, toRemove.add))
+    sweep.resume(lastPushed, earlier.map(new StoredRightStarts(_, sizeMicros, expiresBefore, toRemove.add))
       .getOrElse(Starts.empty))
     private val fresh = state.rows(group, Partial, lastPushed.map(_ + 1).getOrElse(Long.MinValue), Long.MaxValue)
 
     // A window ending at or below the late-events watermark (the previous micro-batch's) holds
     // only rows of earlier micro-batches, and was emitted when that watermark passed it. The
-    // sweep can meet such windows only where the state was written by a run in update mode
-    // (restarted in append mode), which left no queue and expired rows they needed.
+    // sweep meets such windows where it starts from the group's first row: a small group's, or
+    // one whose state was written by a run in update mode (restarted in append mode), which
+    // left no queue and expired rows they needed.
     private val sink = new Sink(group, (_, end) => lateEventsWatermarkMicros.forall(end > _))
     private var pending: InternalRow = _ // the partial at `fresh.time`, to push
     private var freshDone = false
@@ -177,7 +187,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     override def step(): Boolean =
       try {
         if (pending != null) {
-          if (storedSweep.add(fresh.time, pending, sink, 1)) pending = null
+          if (sweep.add(fresh.time, pending, sink, 1)) pending = null
           true
         } else if (!freshDone) {
           if (!fresh.next()) {
@@ -191,7 +201,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
             pending = codec.buffer(fresh.value)
           }
           true
-        } else if (storedSweep.closeThrough(watermark, sink, 1)) {
+        } else if (sweep.closeThrough(watermark, sink, 1)) {
           true
         } else {
           end()
@@ -209,36 +219,43 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
 
     /** Stores what the visit changed and schedules the group's next visit. */
     private def end(): Unit = {
-      storedQueue.evictBefore(expiresBefore + 1)
+      if (!resweep) storedQueue.evictBefore(expiresBefore + 1)
       // When the group needs a visit again: the left window of its first time not pushed, its
       // first right window left open, or, for the clean-up, the end of the last time's right
       // window.
-      val pushed = storedSweep.lastTime
+      val pushed = sweep.lastTime
       var next = firstUnpushed
       def atMost(time: Long): Unit = if (next.forall(time < _)) next = Some(time)
-      storedSweep.nextStart.foreach(start => atMost(start + sizeMicros))
+      sweep.nextStart.foreach(start => atMost(start + sizeMicros))
       pushed.foreach(last => if (last + 1 + sizeMicros > watermark) atMost(last + 1 + sizeMicros))
       closeCursors()
 
-      front.persist()
+      if (!resweep) front.persist()
       while (toRemove.nonEmpty) state.remove(group, Partial, toRemove.removeHead())
-      next match {
-        case None =>
-          if (meta.isDefined) state.remove(group, Meta, 0L) // nothing of the group is left
-        case Some(time) =>
-          pushed.foreach { last =>
-            state.put(group, Meta, 0L, codec.metaValue(buffers.freeze(storedQueue.backAggregateBuffer),
-              last, storedQueue.backOldestTime))
-          }
-          state.schedule(time, group)
+      if (resweep) {
+        if (stored.isDefined) removeStoredQueue(group) // it became small
+        next.foreach(state.schedule(_, group))
+        memorySweep.reset()
+      } else {
+        next match {
+          case None =>
+            if (meta.isDefined) state.remove(group, Meta, 0L) // nothing of the group is left
+          case Some(time) =>
+            pushed.foreach { last =>
+              state.put(group, Meta, 0L, codec.metaValue(buffers.freeze(storedQueue.backAggregateBuffer),
+                last, storedQueue.backOldestTime))
+            }
+            state.schedule(time, group)
+        }
+        back.clear()
       }
-      back.clear()
       state.close()
     }
   }
 
-  // Update mode: a sweep in memory over the stored partials near the new times.
-  private lazy val sweep = new SlidingWindowSweep(sizeMicros, TwoStacks.inMemory(buffers, bufferConf))
+  // A sweep in memory: update mode's over the stored partials near the new times, append mode's
+  // over a small group's partials.
+  private lazy val memorySweep = new SlidingWindowSweep(sizeMicros, TwoStacks.inMemory(buffers, bufferConf))
 
   /**
    * Update mode: the windows whose rows changed, new ones included, in steps; then, when the
@@ -267,7 +284,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
       try {
         if (pending != null) {
           val t = rows.time
-          if (sweep.add(t, pending, sink, 1)) {
+          if (memorySweep.add(t, pending, sink, 1)) {
             pending = null
             if (sweptCount == swept.length) swept = java.util.Arrays.copyOf(swept, 2 * sweptCount)
             swept(sweptCount) = t
@@ -282,10 +299,10 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
             pending = codec.buffer(rows.value)
           }
           true
-        } else if (sweep.closeThrough(Long.MaxValue, sink, 1)) {
+        } else if (memorySweep.closeThrough(Long.MaxValue, sink, 1)) {
           true
         } else {
-          sweep.reset()
+          memorySweep.reset()
           if (expireAfter) expire(group, evictionWatermarkMicros.get)
           state.close()
           false

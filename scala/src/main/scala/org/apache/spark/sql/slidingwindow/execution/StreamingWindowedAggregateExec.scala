@@ -90,11 +90,11 @@ case class StreamingWindowedAggregateExec(
     val (numMovedToRows, numMovedToRecords) = (longMetric("numGroupsMovedToRows"), longMetric("numGroupsMovedToRecords"))
     val bufferConf = WindowBufferConf(conf)
     val (hasTimeIndex, orderedRows) = (storage.timeIndex, storage.orderedRows)
-    val inlineRows = WindowStateStore.inlineRows(conf)
+    val (inlineRows, resweepRows) = (WindowStateStore.inlineRows(conf), WindowStateStore.resweepRows(conf))
 
     mapPartitionsWithWindowState(child.execute()) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, inlineRows, eviction)
+      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, inlineRows, eviction, resweepRows)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,

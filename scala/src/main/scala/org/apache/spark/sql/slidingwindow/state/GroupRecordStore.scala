@@ -31,9 +31,11 @@ import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Rec
  * @param watermark the micro-batch's eviction watermark: visits due at or below it are made by
  *                  this micro-batch.
  */
-private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: Int, watermark: Option[Long])
+private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: Int, watermark: Option[Long],
+    resweepRows: Int = WindowStateStore.defaultResweepRows)
   extends WindowStateStore(rows.store, rows.layout) {
   require(inlineRows >= 0, s"${WindowStateStore.inlineRowsKey} must not be negative, got $inlineRows")
+  require(resweepRows >= 0, s"${WindowStateStore.resweepRowsKey} must not be negative, got $resweepRows")
 
   private val record = new GroupRecord
   private var group: UnsafeRow = _ // the group open, a copy
@@ -142,6 +144,8 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
       times.foreach(rows.remove(group, kind, _))
     }
   }
+
+  override def resweepable: Boolean = record.inline && record.entries(Partial).size <= resweepRows
 
   private def check(group: InternalRow): Unit =
     assert(this.group != null && ((group eq opened) || this.group == group), "the group must be open")

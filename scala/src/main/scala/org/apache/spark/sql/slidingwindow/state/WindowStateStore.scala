@@ -40,6 +40,13 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   /** Ends the work on the group [[open]]ed: what changed is stored. */
   def close(): Unit = ()
 
+  /**
+   * Whether the group [[open]] now is small enough that a visit sweeps all its Partial rows again
+   * in memory, rather than resuming the queue kept in its state (state format 2: its record holds
+   * them, at most [[WindowStateStore.resweepRowsKey]] of them). Such a group keeps no queue.
+   */
+  def resweepable: Boolean = false
+
   /** Whether every group's rows are found through a time index (else `due` returns every group). */
   def hasTimeIndex: Boolean
 
@@ -148,11 +155,11 @@ object WindowStateStore {
    * it has at most `inlineRows` of them.
    */
   def apply(store: StateStore, layout: WindowStateLayout, hasTimeIndex: Boolean, orderedRows: Boolean,
-      inlineRows: Int, watermark: Option[Long]): WindowStateStore = {
+      inlineRows: Int, watermark: Option[Long], resweepRows: Int = defaultResweepRows): WindowStateStore = {
     val rows =
       if (hasTimeIndex) new IndexedWindowStateStore(store, layout, orderedRows)
       else new ScanningWindowStateStore(store, layout)
-    if (layout.hasGroupRecords) new GroupRecordStore(rows, inlineRows, watermark) else rows
+    if (layout.hasGroupRecords) new GroupRecordStore(rows, inlineRows, watermark, resweepRows) else rows
   }
 
   /** How many Partial and Suffix rows a group keeps in its record at most (state format 2). */
@@ -160,4 +167,14 @@ object WindowStateStore {
   val defaultInlineRows = 512
 
   def inlineRows(conf: SQLConf): Int = conf.getConfString(inlineRowsKey, defaultInlineRows.toString).toInt
+
+  /**
+   * State format 2, append mode: a group whose record holds at most this many Partial rows is
+   * swept again in memory at each visit ([[WindowStateStore.resweepable]]): for a few rows, that
+   * costs less than reading and writing back a stored queue. 0: every group keeps its queue.
+   */
+  val resweepRowsKey = "spark.sql.slidingWindow.state.resweepRows"
+  val defaultResweepRows = 8
+
+  def resweepRows(conf: SQLConf): Int = conf.getConfString(resweepRowsKey, defaultResweepRows.toString).toInt
 }
