@@ -30,9 +30,9 @@ MODES = ["append", "update"]
 SEEDS = range(3)
 CASES = 6
 # Per seed, how many rows a group has at most to be swept again in memory in append mode rather
-# than resume its stored queue: never (every visit resumes its queue), small groups only (the
-# default), and a limit the groups cross both ways.
-RESWEEP_ROWS = {0: "0", 1: "8", 2: "2"}
+# than resume its stored queue: never (every visit resumes its queue), every group in its record
+# (the default), and a limit the groups cross both ways.
+RESWEEP_ROWS = {0: "0", 1: "512", 2: "2"}
 
 
 @pytest.fixture(scope="module")

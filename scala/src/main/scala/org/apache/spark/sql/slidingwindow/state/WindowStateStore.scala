@@ -170,11 +170,13 @@ object WindowStateStore {
 
   /**
    * State format 2, append mode: a group whose record holds at most this many Partial rows is
-   * swept again in memory at each visit ([[WindowStateStore.resweepable]]): for a few rows, that
-   * costs less than reading and writing back a stored queue. 0: every group keeps its queue.
+   * swept again in memory at each visit ([[WindowStateStore.resweepable]]). Its record is read
+   * and written whole at each visit anyway, and sweeping its rows costs less than reading and
+   * writing back a stored queue (measured up to the inline limit: docs/performance.md). 0: every
+   * group keeps its queue.
    */
   val resweepRowsKey = "spark.sql.slidingWindow.state.resweepRows"
-  val defaultResweepRows = 8
+  val defaultResweepRows = defaultInlineRows
 
   def resweepRows(conf: SQLConf): Int = conf.getConfString(resweepRowsKey, defaultResweepRows.toString).toInt
 }
