@@ -20,7 +20,9 @@ import org.apache.spark.sql.slidingwindow.windows.{LongQueue, SlidingWindowSweep
  *     ([[StoredFront]], [[StoredBack]] and its Meta row), pushes the times up to W, closes the
  *     windows that end by W and stores the queue back. Everything it reads or writes is in
  *     proportion to the windows it closes and the rows it pushes or expires: never the whole
- *     window or the whole state;
+ *     window or the whole state. A group whose state is one record read and written whole
+ *     (state format 2, [[org.apache.spark.sql.slidingwindow.state.WindowStateStore.resweepable]])
+ *     keeps no queue: its visit sweeps all its rows again in memory;
  *     update mode: every window of a touched group whose rows changed (start within [u - S,
  *     u + 1] of a new time u) is emitted, and groups are visited only to expire rows, on the
  *     same schedule as in append mode (so that a run restarted in append mode finds them);
@@ -148,8 +150,9 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
    * schedules the group's next visit.
    */
   private final class Visit(group: UnsafeRow, watermark: Long) extends StepWork {
-    // A small group sweeps all its rows again, in memory, from its first one (as a group without
-    // a queue does), and keeps no queue: a few merges cost less than a stored queue's upkeep.
+    // A group in its record sweeps all its rows again, in memory, from its first one (as a group
+    // without a queue does), and keeps no queue: its record is copied whole at each visit anyway,
+    // and the merges cost less than a stored queue's upkeep.
     private val resweep = state.resweepable
     private val stored = Option(state.get(group, Meta, 0L)).map(_.copy())
     private val meta = if (resweep) None else stored
