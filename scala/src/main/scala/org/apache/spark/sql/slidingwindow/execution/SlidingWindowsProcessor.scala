@@ -154,8 +154,8 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     // without a queue does), and keeps no queue: its record is copied whole at each visit anyway,
     // and the merges cost less than a stored queue's upkeep.
     private val resweep = state.resweepable
-    private val stored = Option(state.get(group, Meta, 0L)).map(_.copy())
-    private val meta = if (resweep) None else stored
+    private val stored = Option(state.get(group, Meta, 0L))
+    private val meta = if (resweep) None else stored.map(_.copy())
     private val lastPushed = meta.flatMap(codec.lastPushed)
     private val backOldest = meta.flatMap(codec.backOldest)
     // Every window left open after this visit starts after watermark - S.
@@ -163,9 +163,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     private val sweep = if (resweep) memorySweep else storedSweep
 
     toRemove.clear()
-    if (resweep) {
-      memorySweep.reset()
-    } else {
+    if (!resweep) {
       storedQueue.clear()
       front.open(group)
       back.open(group, for (from <- backOldest; to <- lastPushed) yield (from, to))
@@ -257,7 +255,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   }
 
   // A sweep in memory: update mode's over the stored partials near the new times, append mode's
-  // over a small group's partials.
+  // over all the partials of a group in its record. Empty between works: each resets it when done.
   private lazy val memorySweep = new SlidingWindowSweep(sizeMicros, TwoStacks.inMemory(buffers, bufferConf))
 
   /**

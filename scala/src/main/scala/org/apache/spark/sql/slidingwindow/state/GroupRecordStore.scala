@@ -32,7 +32,7 @@ import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Rec
  *                  this micro-batch.
  */
 private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: Int, watermark: Option[Long],
-    resweepRows: Int = WindowStateStore.defaultResweepRows)
+    resweepRows: Int)
   extends WindowStateStore(rows.store, rows.layout) {
   require(inlineRows >= 0, s"${WindowStateStore.inlineRowsKey} must not be negative, got $inlineRows")
   require(resweepRows >= 0, s"${WindowStateStore.resweepRowsKey} must not be negative, got $resweepRows")

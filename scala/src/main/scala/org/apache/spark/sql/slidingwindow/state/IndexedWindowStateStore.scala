@@ -73,14 +73,14 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
         if (key == null || codec.timeOfIndex(key) > watermark) {
           entries.close()
           entries = null
-        } else if (except != null && except.contains(key)) {
-          reads += 1
         } else {
           reads += 1
-          nextGroup = codec.groupOfIndex(key).copy()
-          if (consume) {
-            StateStoreApi.remove(store, key, layout.indexFamily)
-            removes += 1
+          if (except == null || !except.contains(key)) {
+            nextGroup = codec.groupOfIndex(key).copy()
+            if (consume) {
+              StateStoreApi.remove(store, key, layout.indexFamily)
+              removes += 1
+            }
           }
         }
       }

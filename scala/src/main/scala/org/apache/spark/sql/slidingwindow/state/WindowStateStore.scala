@@ -155,7 +155,7 @@ object WindowStateStore {
    * it has at most `inlineRows` of them.
    */
   def apply(store: StateStore, layout: WindowStateLayout, hasTimeIndex: Boolean, orderedRows: Boolean,
-      inlineRows: Int, watermark: Option[Long], resweepRows: Int = defaultResweepRows): WindowStateStore = {
+      inlineRows: Int, watermark: Option[Long], resweepRows: Int): WindowStateStore = {
     val rows =
       if (hasTimeIndex) new IndexedWindowStateStore(store, layout, orderedRows)
       else new ScanningWindowStateStore(store, layout)
