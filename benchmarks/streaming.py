@@ -1,7 +1,7 @@
 """Streaming sliding windows with RocksDB state against Spark's own tumbling window() on the
 same stream, shape by shape (docs/performance.md, "Structured Streaming").
 
-    python -m benchmarks.streaming [--shapes all] [--measured 10] [--profile] [--report FILE]
+    python -m benchmarks.streaming [--rounds 3] [--measured 10] [--profile] [--report FILE]
 
 The input is Spark's `rate-micro-batch` source: the same number of rows in every micro-batch,
 event time advancing by `--advance` seconds per micro-batch (each row's time spread over that
@@ -16,10 +16,13 @@ then `--measured` more, over which it is measured:
 
 For each shape (groups x rows per group per micro-batch x window, SHAPES), on the same stream:
 (a) sliding_window, append mode; (b) sliding_window, update mode; (c) Spark's tumbling
-`window()` with the same aggregates (count, sum, max), append mode. With `--profile`, a JFR
-recording of as many micro-batches again of each query, after the measured ones (the profiler
-slows some code more than other, so it stays out of the figures): the share of CPU samples by
-where the sampled thread was (RocksDB, this extension, Spark, ...).
+`window()` with the same aggregates (count, sum, max), append mode. The three run `--rounds`
+times, interleaved and each round in another order (a, b, c; b, c, a; c, a, b; ...), the state
+stores of one unloaded before the next starts; a query's figures are those of its median round
+(one query measured alone varied up to 2x with its place in the run). With `--profile`, a JFR
+recording of as many micro-batches again of each query of the last round, after the measured ones
+(the profiler slows some code more than other, so it stays out of the figures): the share of CPU
+samples by where the sampled thread was (RocksDB, this extension, Spark, ...).
 
 `--groups`, `--rows-per-batch` and `--window` run one shape of your own instead; `--only append,window`
 runs some of a shape's queries (no report, their JSON lines only); `--profile --methods 40` also prints
@@ -234,6 +237,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--delay", type=float, default=10, help="watermark delay, seconds")
     p.add_argument("--measured", type=int, default=10,
                    help="micro-batches measured, once the windows are full")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="runs of each query of a shape, interleaved; a query's figures are their median")
     p.add_argument("--partitions", type=int, default=4)
     p.add_argument("--timeout", type=float, default=1800, help="seconds allowed per query")
     p.add_argument("--profile", action="store_true", help="a JFR profile of each query")
@@ -257,7 +262,10 @@ AGGREGATES = lambda: [F.count("*").alias("n"), F.sum("v").alias("total"), F.max(
 
 
 def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
-    """(a) sliding_window append, (b) sliding_window update, (c) window() append, on one stream."""
+    """(a) sliding_window append, (b) sliding_window update, (c) window() append, on one stream,
+    `--rounds` times, each round in another order (round r starts with query r mod 3), so that no
+    query always runs first after the warm-up or after the same query: one query's figures are the
+    median of its rounds. The last round is the profiled one (after its measured micro-batches)."""
     shape_args = argparse.Namespace(**vars(args))
     shape_args.groups, shape_args.window = shape.groups, shape.window
     shape_args.rows_per_batch = args.rows_per_batch or shape.groups * shape.rows_per_group
@@ -270,18 +278,40 @@ def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
         return df.groupBy("k", F.window("ts", f"{w} seconds")).agg(*AGGREGATES())
 
     queries = {
-        "append": lambda: measure(spark, shape_args, "sliding_window", w, sliding, profile=args.profile),
-        "update": lambda: measure(spark, shape_args, "sliding_window", w, sliding, mode="update",
-                                  profile=args.profile),
-        "window": lambda: measure(spark, shape_args, "window()", w, tumbling, profile=args.profile),
+        "append": lambda profile: measure(spark, shape_args, "sliding_window", w, sliding, profile=profile),
+        "update": lambda profile: measure(spark, shape_args, "sliding_window", w, sliding, mode="update",
+                                          profile=profile),
+        "window": lambda profile: measure(spark, shape_args, "window()", w, tumbling, profile=profile),
     }
-    only = args.only.split(",") if args.only else list(queries)
-    results = [run() for name, run in queries.items() if name in only]
+    names = [name for name in queries if not args.only or name in args.only.split(",")]
+    runs: Dict[str, List[Dict]] = {name: [] for name in names}
+    for r in range(args.rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            runs[name].append(queries[name](args.profile and r == args.rounds - 1))
+            release(spark)
+    results = [median_run(runs[name]) for name in names]
     for r in results:
         r["shape"] = shape.name
         r["shape_key"] = [shape.groups, shape.rows_per_group, shape.window]
         print(json.dumps(r), flush=True)
     return results
+
+
+def median_run(runs: List[Dict]) -> Dict:
+    """One query's rounds as one result: the figures of its median round (by rows/s; the lower
+    middle of an even number), every round's rows/s in `rounds`, the profile of the profiled one."""
+    middle = sorted(runs, key=lambda r: r["rows_per_s"])[(len(runs) - 1) // 2]
+    return dict(middle, rounds=[r["rows_per_s"] for r in runs],
+                profile=next((r["profile"] for r in runs if r["profile"]), None))
+
+
+def release(spark: SparkSession) -> None:
+    """What a stopped query leaves behind, gone before the next one starts: its state stores
+    (RocksDB instances stay loaded until the maintenance task, once a minute, unloads them), and
+    its garbage."""
+    state_store = getattr(spark._jvm.org.apache.spark.sql.execution.streaming.state, "StateStore$")
+    getattr(state_store, "MODULE$").unloadAll()
+    spark._jvm.java.lang.System.gc()
 
 
 def main(argv: Optional[List[str]] = None) -> List[Dict]:
@@ -309,14 +339,15 @@ def render(args, results: List[Dict]) -> str:
             ratio = "1" if r is tumbling else f"{r['rows_per_s'] / tumbling['rows_per_s']:.2f}x"
             profile = ", ".join(f"{part} {share:.0%}" for part, share in list(r["profile"].items())[:4]) \
                 if r.get("profile") else "-"
-            rows.append([r["shape"] if r is append else "", query, f"{r['rows_per_s']:,.0f}", ratio,
+            rounds = ", ".join(f"{x / 1000:,.0f}k" if x >= 10_000 else f"{x:,.0f}" for x in r["rounds"])
+            rows.append([r["shape"] if r is append else "", query, f"{r['rows_per_s']:,.0f}", rounds, ratio,
                          f"{r['ms_median']:,.0f}", f"{r['state_rows']:,.0f}" if r["state_rows"] else "-",
                          per_row(r, "rows_read"), per_row(r, "rows_written"), per_row(r, "rows_removed"),
                          f"{r['emitted']:,.0f}", profile])
         notes.append(f"- {append['shape']}: update mode sustains {update['rows_per_s'] / append['rows_per_s']:.2f}x "
                      f"the rows/s of append mode.")
     table = markdown_table(
-        ["shape", "query", "sustained rows/s", "vs window()", "ms per micro-batch (median)",
+        ["shape", "query", "sustained rows/s (median)", "rounds' rows/s", "vs window()", "ms per micro-batch (median)",
          "state rows", "state rows read per input row", "written per input row",
          "removed per input row", "windows emitted per micro-batch", "CPU samples (JFR)"], rows)
     by_shape = {tuple(r["shape_key"]): r for r in results if r["name"] == "sliding_window" and r["mode"] == "append"}
@@ -328,7 +359,8 @@ def render(args, results: List[Dict]) -> str:
                      f"{large['rows_read'] / small['rows_read']:.2f}x the state rows.")
     return (f"{args.advance:.0f} s of event time per micro-batch, watermark delay {args.delay:.0f} s, "
             f"count, sum and max, RocksDB state, {args.partitions} partitions, "
-            f"{args.measured} micro-batches measured per query ({time.strftime('%Y-%m-%d')}).\n\n"
+            f"{args.measured} micro-batches measured per query, each query run {args.rounds} times interleaved "
+            f"({time.strftime('%Y-%m-%d')}).\n\n"
             f"{table}\n\n" + "\n".join(notes) + f"\n\n{machine_markdown()}")
 
 

@@ -32,8 +32,8 @@ def test_batch_benchmark_runs_and_finds_the_same_rows(tmp_path):
 def test_streaming_benchmark_runs(tmp_path):
     out = run_benchmark("benchmarks.streaming", "--groups", "50", "--rows-per-batch", "200",
                         "--advance", "10", "--window", "10", "--delay", "5", "--measured", "3",
-                        "--partitions", "2", "--profile")
-    assert "sustained rows/s" in out and "50 groups x 4 rows, 10 s window" in out
+                        "--partitions", "2", "--profile", "--rounds", "2")
+    assert "sustained rows/s" in out and "run 2 times interleaved" in out and "50 groups x 4 rows, 10 s window" in out
     for query in ("sliding_window, append", "sliding_window, update", "window(), append"):
         assert query in out
     assert "CPU samples (JFR)" in out and "Spark" in out  # the profile: shares by part
