@@ -37,7 +37,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   require(inlineRows >= 0, s"${WindowStateStore.inlineRowsKey} must not be negative, got $inlineRows")
   require(resweepRows >= 0, s"${WindowStateStore.resweepRowsKey} must not be negative, got $resweepRows")
 
-  private val record = new GroupRecord
+  private val record = new GroupRecord(layout.valueSchema.length)
   private var group: UnsafeRow = _ // the group open, a copy
   private var opened: UnsafeRow = _ // the row it was opened with, which callers pass on
   private var stored = false // the group had a record when opened
@@ -47,7 +47,6 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   // visited at their ingestion keep, or, without a time index, those groups.
   private val claimed = new GroupSet
   private val consumedThrough = watermark.getOrElse(Long.MinValue)
-  private val numValueFields = layout.valueSchema.length
 
   override def rowsRead: Long = reads + rows.rowsRead
   override def rowsWritten: Long = writes + rows.rowsWritten
@@ -66,7 +65,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
     stored = value != null
     if (stored) {
       reads += 1
-      record.load(value.copy(), codec, numValueFields)
+      record.load(value.copy(), codec)
     } else {
       record.clear()
     }

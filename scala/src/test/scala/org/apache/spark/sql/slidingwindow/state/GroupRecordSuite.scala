@@ -1,0 +1,78 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import scala.util.Random
+
+import org.junit.Assert._
+import org.junit.Test
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeRow}
+import org.apache.spark.sql.types.{DataType, DoubleType, LongType, StringType, StructField, StructType}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * A group's record written and read back: every entry, kept whole or as its buffer alone, comes
+ * back byte for byte as the value it was, whatever the buffer's fields (fixed or variable width,
+ * null or not), with the record's own fields.
+ */
+class GroupRecordSuite {
+  private val kinds = Seq(StateRowKind.Partial, StateRowKind.Suffix)
+
+  private def randomBufferSchema(rnd: Random): StructType = StructType(
+    (0 until 1 + rnd.nextInt(5)).map { i =>
+      val t: DataType = Seq(LongType, DoubleType, StringType)(rnd.nextInt(3))
+      StructField(s"b$i", t, nullable = true)
+    })
+
+  private def randomBuffer(rnd: Random, schema: StructType): InternalRow = InternalRow.fromSeq(schema.fields.toSeq.map { f =>
+    if (rnd.nextInt(4) == 0) null
+    else f.dataType match {
+      case LongType => rnd.nextLong()
+      case DoubleType => rnd.nextDouble()
+      case StringType => UTF8String.fromString("s" * rnd.nextInt(20))
+    }
+  })
+
+  @Test def recordsRoundTrip(): Unit = {
+    val rnd = new Random(7)
+    for (seq <- 0 until 300) {
+      val bufferSchema = randomBufferSchema(rnd)
+      val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType)()), bufferSchema)
+      val codec = layout.codec()
+      val written = new GroupRecord(layout.valueSchema.length)
+      val expected = kinds.map(_ -> scala.collection.mutable.TreeMap.empty[Long, UnsafeRow]).toMap
+      for (_ <- 0 until rnd.nextInt(12)) {
+        val kind = kinds(rnd.nextInt(2))
+        val time = rnd.nextInt(1000).toLong - 500
+        // Sliding windows' values hold a buffer alone; batch windows' a buffer and a time.
+        val value = (if (rnd.nextBoolean()) codec.partialValue(randomBuffer(rnd, bufferSchema))
+          else codec.windowValue(randomBuffer(rnd, bufferSchema), rnd.nextLong())).copy()
+        written.entries(kind).put(time, value)
+        expected(kind)(time) = value
+      }
+      written.nextVisit = if (rnd.nextBoolean()) GroupRecord.NoVisit else rnd.nextLong()
+      written.indexed = if (rnd.nextBoolean()) GroupRecord.NoVisit else rnd.nextLong()
+      val meta =
+        if (rnd.nextBoolean()) null
+        else codec.metaValue(randomBuffer(rnd, bufferSchema), rnd.nextLong(), Some(rnd.nextLong())).copy()
+
+      val value = codec.recordValue(meta, written.contents()).copy()
+      val read = new GroupRecord(layout.valueSchema.length)
+      read.load(value, codec)
+
+      assertEquals(s"sequence $seq", written.nextVisit, read.nextVisit)
+      assertEquals(s"sequence $seq", written.indexed, read.indexed)
+      assertEquals(s"sequence $seq", GroupRecord.Inline, read.storedRows)
+      assertEquals(s"sequence $seq: meta", meta == null, read.meta == null)
+      if (meta != null) assertEquals(s"sequence $seq: meta", meta, codec.metaValue(codec.buffer(read.meta),
+        codec.lastPushed(read.meta).get, codec.backOldest(read.meta)))
+      for (kind <- kinds) {
+        val entries = read.entries(kind)
+        assertEquals(s"sequence $seq: $kind times", expected(kind).keys.toSeq, entries.keySet.toArray.toSeq.map(_.asInstanceOf[Long]))
+        for ((time, row) <- expected(kind)) {
+          assertEquals(s"sequence $seq: $kind at $time", row, entries.get(time))
+        }
+      }
+    }
+  }
+}
