@@ -19,10 +19,11 @@ For each shape (groups x rows per group per micro-batch x window, SHAPES), on th
 `window()` with the same aggregates (count, sum, max), append mode. The three run `--rounds`
 times, interleaved and each round in another order (a, b, c; b, c, a; c, a, b; ...), the state
 stores of one unloaded before the next starts; a query's figures are those of its median round
-(one query measured alone varied up to 2x with its place in the run). With `--profile`, a JFR
-recording of as many micro-batches again of each query of the last round, after the measured ones
-(the profiler slows some code more than other, so it stays out of the figures): the share of CPU
-samples by where the sampled thread was (RocksDB, this extension, Spark, ...).
+(one query measured alone varied up to 2x with its place in the run). With `--profile`, once every
+shape is measured, each query runs once more with a JFR recording of as many micro-batches again
+after the measured ones (the profiler slows some code more than other, and the JVM stays slower
+once it has recorded, so it stays out of the figures): the share of CPU samples by where the
+sampled thread was (RocksDB, this extension, Spark, ...).
 
 `--groups`, `--rows-per-batch` and `--window` run one shape of your own instead; `--only append,window`
 runs some of a shape's queries (no report, their JSON lines only); `--profile --methods 40` also prints
@@ -261,11 +262,9 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
 AGGREGATES = lambda: [F.count("*").alias("n"), F.sum("v").alias("total"), F.max("v").alias("top")]  # noqa: E731
 
 
-def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
-    """(a) sliding_window append, (b) sliding_window update, (c) window() append, on one stream,
-    `--rounds` times, each round in another order (round r starts with query r mod 3), so that no
-    query always runs first after the warm-up or after the same query: one query's figures are the
-    median of its rounds. The last round is the profiled one (after its measured micro-batches)."""
+def shape_queries(spark: SparkSession, args, shape: Shape) -> Dict[str, Callable[[bool], Dict]]:
+    """The queries of one shape that `--only` keeps: (a) sliding_window append, (b) sliding_window
+    update, (c) window() append, on one stream; each runs with a profile or not."""
     shape_args = argparse.Namespace(**vars(args))
     shape_args.groups, shape_args.window = shape.groups, shape.window
     shape_args.rows_per_batch = args.rows_per_batch or shape.groups * shape.rows_per_group
@@ -283,26 +282,42 @@ def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
                                           profile=profile),
         "window": lambda profile: measure(spark, shape_args, "window()", w, tumbling, profile=profile),
     }
-    names = [name for name in queries if not args.only or name in args.only.split(",")]
+    return {name: run for name, run in queries.items() if not args.only or name in args.only.split(",")}
+
+
+def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
+    """A shape's queries `--rounds` times, each round in another order (round r starts with
+    query r mod 3), so that no query always runs first after the warm-up or after the same query:
+    one query's figures are the median of its rounds."""
+    queries = shape_queries(spark, args, shape)
+    names = list(queries)
     runs: Dict[str, List[Dict]] = {name: [] for name in names}
     for r in range(args.rounds):
         for name in names[r % len(names):] + names[:r % len(names)]:
-            runs[name].append(queries[name](args.profile and r == args.rounds - 1))
+            runs[name].append(queries[name](False))
             release(spark)
     results = [median_run(runs[name]) for name in names]
     for r in results:
         r["shape"] = shape.name
         r["shape_key"] = [shape.groups, shape.rows_per_group, shape.window]
-        print(json.dumps(r), flush=True)
     return results
+
+
+def profile_shape(spark: SparkSession, args, shape: Shape, results: List[Dict]) -> None:
+    """Adds to a shape's `results` the profile of each query, from one more run of it. Only once
+    every figure is measured: the JVM stays slower after a JFR recording (the 20,000 x 5 shape,
+    measured after one, gave 0.46x where runs without any gave 1x)."""
+    queries = shape_queries(spark, args, shape)
+    for result, name in zip(results, queries):
+        result["profile"] = queries[name](True)["profile"]
+        release(spark)
 
 
 def median_run(runs: List[Dict]) -> Dict:
     """One query's rounds as one result: the figures of its median round (by rows/s; the lower
-    middle of an even number), every round's rows/s in `rounds`, the profile of the profiled one."""
+    middle of an even number), and every round's rows/s in `rounds`."""
     middle = sorted(runs, key=lambda r: r["rows_per_s"])[(len(runs) - 1) // 2]
-    return dict(middle, rounds=[r["rows_per_s"] for r in runs],
-                profile=next((r["profile"] for r in runs if r["profile"]), None))
+    return dict(middle, rounds=[r["rows_per_s"] for r in runs])
 
 
 def release(spark: SparkSession) -> None:
@@ -320,7 +335,13 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
         "spark.sql.shuffle.partitions": str(args.partitions),
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
     })
-    results = [r for shape in args.shapes for r in run_shape(spark, args, shape)]
+    by_shape = [run_shape(spark, args, shape) for shape in args.shapes]
+    if args.profile:  # after every measurement (see profile_shape)
+        for shape, results in zip(args.shapes, by_shape):
+            profile_shape(spark, args, shape, results)
+    results = [r for results in by_shape for r in results]
+    for r in results:
+        print(json.dumps(r), flush=True)
     if not args.only:  # the report compares the three queries of each shape
         publish(render(args, results), args.report)
     spark.stop()
