@@ -264,6 +264,10 @@ INLINE_ROWS_CONF = "spark.sql.slidingWindow.state.inlineRows"
 # Append mode, state format 2: groups with at most this many rows are swept again in memory and
 # keep no queue (0: every group keeps its queue).
 RESWEEP_ROWS_CONF = "spark.sql.slidingWindow.state.resweepRows"
+# State format 2: a large group keeps its rows but the oldest and newest hotRows of each kind in
+# chunks of chunkRows rows, out of its record.
+CHUNK_ROWS_CONF = "spark.sql.slidingWindow.state.chunkRows"
+HOT_ROWS_CONF = "spark.sql.slidingWindow.state.hotRows"
 
 
 def state_format(spark: SparkSession, version: int):

@@ -12,11 +12,12 @@ from typing import Dict, List, Set
 
 import pytest
 
-from streaming_harness import (CHECKS, HDFS, INLINE_ROWS_CONF, RESWEEP_ROWS_CONF, generate_stream,
+from streaming_harness import (CHECKS, CHUNK_ROWS_CONF, HDFS, HOT_ROWS_CONF, INLINE_ROWS_CONF,
+                               RESWEEP_ROWS_CONF, generate_stream,
                                has_state_reader, operator_metrics, run_query, session_conf,
                                sliding_query, state_format, state_store, write_files)
 
-PARTIAL, SUFFIX, META, RECORD = 0, 1, 2, 3
+PARTIAL, SUFFIX, META, RECORD, PARTIAL_CHUNK, SUFFIX_CHUNK = 0, 1, 2, 3, 4, 5
 OPERATOR_ID = 1000
 
 
@@ -108,3 +109,29 @@ def test_groups_crossing_the_resweep_limit_both_ways(spark, provider, tmp_path, 
                     grew += queued and not before[group]
                     shrank += before[group] and not queued
         assert grew and shrank, f"harness: no group crossed the limit both ways ({grew} grew, {shrank} shrank)"
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("mode", ["append", "update"])
+@pytest.mark.parametrize("seed,chunk_rows,hot_rows", [(21, 1, 0), (22, 2, 1), (23, 3, 0)])
+def test_groups_keeping_chunks_out_of_their_record(spark, provider, tmp_path, mode, seed, chunk_rows, hot_rows):
+    """A group larger than `resweepRows` keeps all but its oldest and newest `hotRows` rows of a
+    kind in chunks of `chunkRows`, rows of their own out of its record, loaded when a visit
+    reaches them and moved out again: with limits so small that every group with a few rows has
+    chunks, loads them, splits and drops them, restarted at every micro-batch, the windows are
+    exactly the reference's. Update mode's visits read every row of the windows that changed:
+    its groups keep no chunks."""
+    stream = generate_stream(f"chunks-{seed}", 10_000_000, cases=6)
+    read_state = provider == HDFS and has_state_reader(spark)
+    with state_format(spark, 2), session_conf(spark, RESWEEP_ROWS_CONF, "0"), \
+            session_conf(spark, CHUNK_ROWS_CONF, str(chunk_rows)), session_conf(spark, HOT_ROWS_CONF, str(hot_rows)):
+        runs, states = run_file_by_file(spark, tmp_path, stream, mode, read_state)
+    CHECKS[mode](stream, runs)
+    if states:
+        chunked = [kinds & {PARTIAL_CHUNK, SUFFIX_CHUNK} for state in states for kinds in state.values()]
+        if mode == "append":
+            assert any(PARTIAL_CHUNK in c for c in chunked), "harness: no group kept Partial rows in chunks"
+            if chunk_rows == 1:  # a queue's front of two suffixes moves one out
+                assert any(SUFFIX_CHUNK in c for c in chunked), "harness: no group kept Suffix rows in chunks"
+        else:
+            assert not any(chunked), "update mode moved rows into chunks"

@@ -15,7 +15,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{WindowStateLayout, WindowStateStorage, WindowStateStore}
+import org.apache.spark.sql.slidingwindow.state.{RecordLimits, WindowStateLayout, WindowStateStorage, WindowStateStore}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -90,11 +90,11 @@ case class StreamingWindowedAggregateExec(
     val (numMovedToRows, numMovedToRecords) = (longMetric("numGroupsMovedToRows"), longMetric("numGroupsMovedToRecords"))
     val bufferConf = WindowBufferConf(conf)
     val (hasTimeIndex, orderedRows) = (storage.timeIndex, storage.orderedRows)
-    val (inlineRows, resweepRows) = (WindowStateStore.inlineRows(conf), WindowStateStore.resweepRows(conf))
+    val limits = RecordLimits(conf, append)
 
     mapPartitionsWithWindowState(child.execute()) { (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, inlineRows, eviction, resweepRows)
+      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, eviction, limits)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,

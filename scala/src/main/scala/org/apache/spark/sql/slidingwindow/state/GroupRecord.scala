@@ -16,13 +16,16 @@ import org.apache.spark.unsafe.Platform
  *    every micro-batch keeps instead of moving it at each visit ([[GroupRecordStore]]);
  *  - the group's Partial and Suffix rows, in the record while there are at most the inline limit
  *    of them (`inline`); a larger group keeps them as rows of their own, as in state format 1,
- *    and the record counts them (`storedRows`).
+ *    and the record counts them (`storedRows`);
+ *  - the list of its [[chunks]]: runs of its rows kept out of the record, each in a row of its
+ *    own whose value's `__record` holds `count: long`, then the rows as entries below.
  *
  * The record's `__record` field holds, in Spark's byte order (little-endian here):
  * {{{
  *   nextVisit: long | indexed: long (Long.MinValue: none) | storedRows: int (-1: inline) | count: int
  *   count times: time: long | kind id (+ BufferOnly): int | size: int | size bytes, 8-aligned:
  *     the row's value, or with BufferOnly, the buffer of a value that holds nothing else
+ *   chunks: long | chunks times: kind id: int | count: int | first time: long | last time: long
  * }}}
  * A value that holds a buffer and nothing else (no times: every Partial and Suffix row of sliding
  * windows) is kept as its buffer alone, 48 bytes an entry instead of 88 for three aggregates: the
@@ -41,8 +44,25 @@ private[state] final class GroupRecord(numValueFields: Int) {
   var storedRows: Int = Inline
   private val partials = new JTreeMap[java.lang.Long, UnsafeRow]
   private val suffixes = new JTreeMap[java.lang.Long, UnsafeRow]
+  private val partialChunks = new JTreeMap[java.lang.Long, ColdChunk]
+  private val suffixChunks = new JTreeMap[java.lang.Long, ColdChunk]
 
   def inline: Boolean = storedRows == Inline
+
+  /** The chunks of rows of `kind` kept in rows of their own, by their first time. */
+  def chunks(kind: StateRowKind): JTreeMap[java.lang.Long, ColdChunk] = kind match {
+    case StateRowKind.Partial => partialChunks
+    case StateRowKind.Suffix => suffixChunks
+    case other => throw new IllegalArgumentException(s"$other rows are not kept in a group record")
+  }
+
+  /** The group's rows of `kind`: those in the record and those in its chunks. */
+  def count(kind: StateRowKind): Int = {
+    var n = entries(kind).size
+    val it = chunks(kind).values.iterator
+    while (it.hasNext) n += it.next().count
+    n
+  }
 
   /** The rows of `kind` kept in the record, by time. */
   def entries(kind: StateRowKind): JTreeMap[java.lang.Long, UnsafeRow] = kind match {
@@ -51,7 +71,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
     case other => throw new IllegalArgumentException(s"$other rows are not kept in a group record")
   }
 
-  def inlineCount: Int = partials.size + suffixes.size
+  def inlineCount: Int = count(StateRowKind.Partial) + count(StateRowKind.Suffix)
 
   /** Whether the record says nothing: the group has no state left. */
   def isEmpty: Boolean =
@@ -64,6 +84,8 @@ private[state] final class GroupRecord(numValueFields: Int) {
     storedRows = Inline
     partials.clear()
     suffixes.clear()
+    partialChunks.clear()
+    suffixChunks.clear()
   }
 
   /** Reads a record value (which must stay as it is while the group is open). */
@@ -77,9 +99,31 @@ private[state] final class GroupRecord(numValueFields: Int) {
     indexed = Platform.getLong(base, start + 8)
     storedRows = Platform.getInt(base, start + 16)
     val count = Platform.getInt(base, start + 20)
+    val end = readEntries(base, start + HeaderBytes, count)
+    val chunkCount = Platform.getLong(base, end).toInt
+    var at = end + 8
+    var i = 0
+    while (i < chunkCount) {
+      val kind = StateRowKind.of(Platform.getInt(base, at))
+      val chunk = ColdChunk(Platform.getLong(base, at + 8), Platform.getLong(base, at + 16), Platform.getInt(base, at + 4))
+      chunks(kind).put(chunk.first, chunk)
+      at += ChunkHeaderBytes
+      i += 1
+    }
+  }
+
+  /** Reads a chunk's value (which must stay as it is while the group is open) into the record. */
+  def loadChunk(value: UnsafeRow, codec: WindowStateCodec): Unit = {
+    val offsetAndSize = value.getLong(codec.recordContentsOrdinal)
+    val start = value.getBaseOffset + (offsetAndSize >>> 32)
+    readEntries(value.getBaseObject, start + 8, Platform.getLong(value.getBaseObject, start).toInt)
+  }
+
+  /** Reads `count` entries from `from` into [[entries]]; returns where they end. */
+  private def readEntries(base: AnyRef, from: Long, count: Int): Long = {
     // The values of the entries kept as buffers alone are rebuilt into one array.
     var rebuiltBytes = 0L
-    var at = start + HeaderBytes
+    var at = from
     var i = 0
     while (i < count) {
       val size = Platform.getInt(base, at + 12)
@@ -89,7 +133,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
     }
     val rebuilt = if (rebuiltBytes == 0) null else new Array[Byte](Math.toIntExact(rebuiltBytes))
     var to = Platform.BYTE_ARRAY_OFFSET.toLong
-    at = start + HeaderBytes
+    at = from
     i = 0
     while (i < count) {
       val time = Platform.getLong(base, at)
@@ -107,6 +151,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
       at += EntryHeaderBytes + size
       i += 1
     }
+    at
   }
 
   // A value that holds a buffer alone: its null bits (every field null but the buffer), the
@@ -141,17 +186,38 @@ private[state] final class GroupRecord(numValueFields: Int) {
 
   /** The contents of the record's `__record` field. */
   def contents(): Array[Byte] = {
-    var size = HeaderBytes
-    size += sizeOf(partials) + sizeOf(suffixes)
+    val chunkCount = partialChunks.size + suffixChunks.size
+    val size = HeaderBytes + sizeOf(partials) + sizeOf(suffixes) + 8 + ChunkHeaderBytes * chunkCount
     val bytes = new Array[Byte](size)
     val base = Platform.BYTE_ARRAY_OFFSET.toLong
     Platform.putLong(bytes, base, nextVisit)
     Platform.putLong(bytes, base + 8, indexed)
     Platform.putInt(bytes, base + 16, storedRows)
-    Platform.putInt(bytes, base + 20, inlineCount)
+    Platform.putInt(bytes, base + 20, partials.size + suffixes.size)
     var at = base + HeaderBytes
     at = write(bytes, at, StateRowKind.Partial, partials)
-    write(bytes, at, StateRowKind.Suffix, suffixes)
+    at = write(bytes, at, StateRowKind.Suffix, suffixes)
+    Platform.putLong(bytes, at, chunkCount)
+    at += 8
+    for (kind <- Seq(StateRowKind.Partial, StateRowKind.Suffix)) {
+      val it = chunks(kind).values.iterator
+      while (it.hasNext) {
+        val chunk = it.next()
+        Platform.putInt(bytes, at, kind.id)
+        Platform.putInt(bytes, at + 4, chunk.count)
+        Platform.putLong(bytes, at + 8, chunk.first)
+        Platform.putLong(bytes, at + 16, chunk.last)
+        at += ChunkHeaderBytes
+      }
+    }
+    bytes
+  }
+
+  /** The contents of a chunk's value: the rows of `kind` in `rows`, which leave the record. */
+  def chunkContents(kind: StateRowKind, rows: JTreeMap[java.lang.Long, UnsafeRow]): Array[Byte] = {
+    val bytes = new Array[Byte](8 + sizeOf(rows))
+    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET, rows.size)
+    write(bytes, Platform.BYTE_ARRAY_OFFSET + 8, kind, rows)
     bytes
   }
 
@@ -193,6 +259,10 @@ private[state] object GroupRecord {
   val Inline: Int = -1
   private val HeaderBytes = 24
   private val EntryHeaderBytes = 16
+  private val ChunkHeaderBytes = 24
   /** Added to an entry's kind id: the entry holds the buffer of a value that holds nothing else. */
   private val BufferOnly = 1 << 16
 }
+
+/** A run of a group's rows of one kind kept in a row of its own, from `first` to `last`. */
+private[state] final case class ColdChunk(first: Long, last: Long, count: Int)

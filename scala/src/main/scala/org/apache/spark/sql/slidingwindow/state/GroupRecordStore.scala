@@ -16,7 +16,9 @@ import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Rec
  * them; when it has more, they move to rows of their own (those of `rows`, read and written as in
  * state format 1, the record counting them), and back into the record when the group has
  * shrunk to half the limit (not at the limit itself, so that a group near it does not move its
- * rows back and forth every micro-batch). The Meta row is always in the record.
+ * rows back and forth every micro-batch). The Meta row is always in the record. In append mode, a
+ * group with more Partial rows than `resweepRows` keeps the ends of its queue in its record and
+ * the rest in chunks ([[RecordLimits]]; see `spill`).
  *
  * The record also says when the group must be visited next (`nextVisit`, kept in memory by
  * [[schedule]]) and where its entry in the time index is (`indexed`); `close` makes the index
@@ -31,11 +33,9 @@ import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Rec
  * @param watermark the micro-batch's eviction watermark: visits due at or below it are made by
  *                  this micro-batch.
  */
-private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: Int, watermark: Option[Long],
-    resweepRows: Int)
+private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: Option[Long], limits: RecordLimits)
   extends WindowStateStore(rows.store, rows.layout) {
-  require(inlineRows >= 0, s"${WindowStateStore.inlineRowsKey} must not be negative, got $inlineRows")
-  require(resweepRows >= 0, s"${WindowStateStore.resweepRowsKey} must not be negative, got $resweepRows")
+  import limits._
 
   private val record = new GroupRecord(layout.valueSchema.length)
   private var group: UnsafeRow = _ // the group open, a copy
@@ -43,6 +43,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   private var stored = false // the group had a record when opened
   private var changed = false
   private var active = false // opened by the ingestion: the group received rows
+  private var inserted = 0 // Partial rows created since the group was opened
   // What [[due]] passes over in this micro-batch: the entries under the watermark that groups
   // visited at their ingestion keep, or, without a time index, those groups.
   private val claimed = new GroupSet
@@ -71,6 +72,9 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
     }
     changed = false
     active = false
+    loadedChunks.clear()
+    writtenChunks.clear()
+    inserted = 0
   }
 
   override def close(): Unit = {
@@ -83,6 +87,12 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
     if (changed) {
       if (record.inline && record.inlineCount > inlineRows) moveToRows()
       else if (!record.inline && record.storedRows <= inlineRows / 2) moveToRecord()
+      // A group swept again at each visit reads all its rows: it keeps them in its record.
+      if (chunked && record.inline && !resweepable) {
+        spill(Partial, hotRows, hotRows)
+        spill(Suffix, hotRows, 0)
+      }
+      removeLoadedChunks()
       if (!record.isEmpty) {
         StateStoreApi.put(store, codec.key(group, Record, 0L), codec.recordValue(record.meta, record.contents()),
           layout.dataFamily)
@@ -118,6 +128,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   private def moveToRows(): Unit = {
     var moved = 0
     for (kind <- kept) {
+      load(kind, Long.MinValue, Long.MaxValue)
       val it = record.entries(kind).entrySet.iterator
       while (it.hasNext) {
         val e = it.next()
@@ -144,7 +155,104 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
     }
   }
 
-  override def resweepable: Boolean = record.inline && record.entries(Partial).size <= resweepRows
+  /**
+   * Swept again in memory: a group with at most `resweepRows` Partial rows, or with at most
+   * [[GroupRecordStore.ResweepRatio]] times the Partial rows it received since it was opened (a
+   * visit at its ingestion then pushes most of its rows anyway, and a queue's chunks would be
+   * read and written for them).
+   */
+  override def resweepable: Boolean =
+    record.inline && record.count(Partial) <= math.max(resweepRows, GroupRecordStore.ResweepRatio * inserted)
+
+  // Chunks: a large group's rows that its visits do not touch, out of its record. A visit touches
+  // the oldest and newest rows of its queue (the right windows of the oldest times, the rows that
+  // expire, the suffixes it pops; the rows it adds): those stay in the record, at most `hotRows`
+  // at each end (plus up to `chunkRows` more before they move out, so that rows move out a chunk
+  // at a time), and the rows between them are in chunks of at most `chunkRows`, each a row of its
+  // own, keyed by its first time and listed in the record. A read or write of a time a chunk
+  // holds loads the chunk into the record (and its row is deleted at `close`, unless written
+  // again under the same key); `close` moves rows out again. So a visit reads and writes its
+  // record, whatever the window holds, and a chunk about every `chunkRows` rows that it adds,
+  // expires or pops.
+  private val loadedChunks = mutable.HashSet.empty[(StateRowKind, Long)]
+  private val writtenChunks = mutable.HashSet.empty[(StateRowKind, Long)]
+
+  /** Loads the chunks of `kind` that hold times in [from, to]. */
+  private def load(kind: StateRowKind, from: Long, to: Long): Unit = {
+    val chunks = record.chunks(kind)
+    if (!chunks.isEmpty && from <= to) {
+      val before = chunks.floorEntry(from)
+      if (before != null && before.getValue.last >= from) loadChunk(kind, before.getKey)
+      var next = chunks.ceilingKey(from)
+      while (next != null && next <= to) {
+        loadChunk(kind, next)
+        next = chunks.ceilingKey(from)
+      }
+    }
+  }
+
+  private def loadChunk(kind: StateRowKind, first: Long): Unit = {
+    record.chunks(kind).remove(first)
+    val value = StateStoreApi.get(store, codec.key(group, StateRowKind.chunkOf(kind), first), rows.chunkFamily)
+    assert(value != null, s"the $kind chunk at $first of a group is missing")
+    reads += 1
+    record.loadChunk(value.copy(), codec)
+    loadedChunks += ((kind, first))
+    changed = true
+  }
+
+  /**
+   * Moves the rows of `kind` that no visit is about to touch out of the record: all but the
+   * oldest `head` and the newest `tail`, once there are `chunkRows` more than those, in chunks of
+   * at most `chunkRows` that never span a chunk already out or a row kept.
+   */
+  private def spill(kind: StateRowKind, head: Int, tail: Int): Unit = {
+    val entries = record.entries(kind)
+    val chunks = record.chunks(kind)
+    if (entries.isEmpty || (chunks.isEmpty && entries.size <= head + tail + chunkRows)) return
+    val firstOut = if (chunks.isEmpty) Long.MaxValue else chunks.firstKey.longValue
+    val lastOut = if (chunks.isEmpty) Long.MinValue else chunks.lastEntry.getValue.last
+    val times = entries.keySet.toArray(new Array[java.lang.Long](0)).map(_.longValue)
+    // The rows before every chunk (the head) and after them (the tail); all rows when no chunk is out.
+    val headEnd = { val i = times.indexWhere(_ > firstOut); if (i < 0) times.length else i }
+    val tailStart = if (chunks.isEmpty) headEnd else { val i = times.indexWhere(_ > lastOut); if (i < 0) times.length else i }
+    val out = mutable.ArrayBuffer.empty[Long]
+    if (chunks.isEmpty) {
+      out ++= times.slice(head, times.length - tail)
+    } else {
+      if (headEnd > head + chunkRows) out ++= times.slice(head, headEnd)
+      out ++= times.slice(headEnd, tailStart)
+      val tailSize = times.length - tailStart
+      if (tailSize > tail + chunkRows) out ++= times.slice(tailStart, times.length - tail)
+    }
+    var i = 0
+    while (i < out.length) {
+      val run = new java.util.TreeMap[java.lang.Long, UnsafeRow]
+      val first = out(i)
+      // A chunk ends at `chunkRows` rows, or before a chunk already out.
+      val nextOut = chunks.higherKey(first)
+      while (i < out.length && run.size < chunkRows && (nextOut == null || out(i) < nextOut)) {
+        run.put(out(i), entries.remove(out(i)))
+        i += 1
+      }
+      val last = run.lastKey.longValue
+      StateStoreApi.put(store, codec.key(group, StateRowKind.chunkOf(kind), first),
+        codec.recordValue(null, record.chunkContents(kind, run)), rows.chunkFamily)
+      writes += 1
+      writtenChunks += ((kind, first))
+      chunks.put(first, ColdChunk(first, last, run.size))
+    }
+  }
+
+  /** Deletes the rows of the chunks loaded, but those written again under the same key. */
+  private def removeLoadedChunks(): Unit = {
+    for ((kind, first) <- loadedChunks if !writtenChunks.contains((kind, first))) {
+      StateStoreApi.remove(store, codec.key(group, StateRowKind.chunkOf(kind), first), rows.chunkFamily)
+      removes += 1
+    }
+    loadedChunks.clear()
+    writtenChunks.clear()
+  }
 
   private def check(group: InternalRow): Unit =
     assert(this.group != null && ((group eq opened) || this.group == group), "the group must be open")
@@ -153,7 +261,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
     check(group)
     kind match {
       case Meta => record.meta
-      case _ if record.inline => record.entries(kind).get(time)
+      case _ if record.inline => load(kind, time, time); record.entries(kind).get(time)
       case _ => rows.get(group, kind, time)
     }
   }
@@ -167,9 +275,10 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
   private def write(group: InternalRow, kind: StateRowKind, time: Long, value: UnsafeRow, created: Boolean): Unit = {
     check(group)
     changed = true
+    if (created && kind == Partial) inserted += 1
     kind match {
       case Meta => record.meta = value.copy()
-      case _ if record.inline => record.entries(kind).put(time, value.copy())
+      case _ if record.inline => load(kind, time, time); record.entries(kind).put(time, value.copy())
       case _ =>
         rows.put(group, kind, time, value)
         if (created) record.storedRows += 1
@@ -181,7 +290,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
     changed = true
     kind match {
       case Meta => record.meta = null
-      case _ if record.inline => record.entries(kind).remove(time)
+      case _ if record.inline => load(kind, time, time); record.entries(kind).remove(time)
       case _ =>
         rows.remove(group, kind, time)
         record.storedRows -= 1
@@ -193,10 +302,29 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
     if (!record.inline) rows.rows(group, kind, from, to)
     else if (from > to) RowCursor.of(Iterator.empty)
     else {
-      val it = record.entries(kind).subMap(from, true, to, true).entrySet.iterator
+      // Chunks are loaded as the cursor reaches them; rows may be written while it is open.
+      val entries = record.entries(kind)
+      val chunks = record.chunks(kind)
+      load(kind, from, from)
       new RowCursor {
-        override def next(): Boolean =
-          if (it.hasNext) { val e = it.next(); set(e.getKey, e.getValue); true } else false
+        private var started = false
+        private var at = 0L // the last time returned
+
+        private def nextEntry = if (started) entries.higherEntry(at) else entries.ceilingEntry(from)
+        private def nextChunk = if (started) chunks.higherKey(at) else chunks.ceilingKey(from)
+
+        override def next(): Boolean = {
+          var e = nextEntry
+          var c = nextChunk
+          while (c != null && c <= to && (e == null || c < e.getKey)) {
+            loadChunk(kind, c)
+            e = nextEntry
+            c = nextChunk
+          }
+          started = true
+          if (e == null || e.getKey > to) false
+          else { at = e.getKey; set(at, e.getValue); true }
+        }
       }
     }
   }
@@ -250,4 +378,9 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, inlineRows: 
       firstNew <= watermark || stillDue(watermark)
     }
   }
+}
+
+private[state] object GroupRecordStore {
+  /** A group with at most this many times the Partial rows it just received is swept again. */
+  val ResweepRatio = 4
 }

@@ -12,6 +12,12 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
     orderedRows: Boolean) extends WindowStateStore(store, layout) {
   StateStoreApi.createFamily(store, layout.indexFamily, layout.indexKeySchema,
     layout.indexValueSchema, layout.indexEncoding)
+  if (layout.hasGroupRecords) {
+    StateStoreApi.createFamily(store, layout.chunkFamily, layout.keySchema, layout.valueSchema,
+      layout.keyEncoding(ordered = false))
+  }
+
+  override def chunkFamily: String = if (layout.hasGroupRecords) layout.chunkFamily else layout.dataFamily
 
   private val nothing = {
     val row = new UnsafeRow(1)

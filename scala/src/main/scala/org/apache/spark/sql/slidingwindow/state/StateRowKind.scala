@@ -34,7 +34,23 @@ object StateRowKind {
    */
   case object Record extends StateRowKind(3)
 
-  val all: Seq[StateRowKind] = Seq(Partial, Suffix, Meta, Record)
+  /**
+   * State format 2, at the time of its first row: a run of a large group's Partial rows kept out
+   * of its record ([[GroupRecord.chunks]]), those its visits do not touch.
+   */
+  case object PartialChunk extends StateRowKind(4)
+
+  /** State format 2: a run of a large group's Suffix rows kept out of its record, as [[PartialChunk]]. */
+  case object SuffixChunk extends StateRowKind(5)
+
+  val all: Seq[StateRowKind] = Seq(Partial, Suffix, Meta, Record, PartialChunk, SuffixChunk)
+
+  /** The kind of the chunks of rows of `kind` (state format 2). */
+  def chunkOf(kind: StateRowKind): StateRowKind = kind match {
+    case Partial => PartialChunk
+    case Suffix => SuffixChunk
+    case other => throw new IllegalArgumentException(s"$other rows are not kept in chunks")
+  }
 
   /** The kind stored as `id`. */
   def of(id: Int): StateRowKind =

@@ -67,6 +67,8 @@ final class WindowStateLayout(val version: Int, keys: Seq[Attribute], val buffer
   def indexEncoding: StateStoreApi.KeyEncoding = StateStoreApi.orderedKeys(indexKeySchema, Seq(0))
   val indexValueSchema: StructType = StructType(Seq(StructField("__unused", IntegerType)))
   val indexFamily = "time_index"
+  /** State format 2, RocksDB: the rows of chunks of large groups ([[GroupRecord.chunks]]), apart from the records. */
+  val chunkFamily = "chunks"
 
   private def columns(schema: StructType, ordinals: Seq[Int]): Seq[Expression] =
     ordinals.map(i => BoundReference(i, schema(i).dataType, schema(i).nullable))

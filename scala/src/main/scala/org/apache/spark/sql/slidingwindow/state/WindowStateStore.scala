@@ -30,6 +30,9 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   def rowsWritten: Long = writes
   def rowsRemoved: Long = removes
 
+  /** State format 2: the column family of the chunks of large groups' rows. */
+  def chunkFamily: String = layout.dataFamily
+
   /** State format 2: groups whose rows moved out of their record, and back into it. */
   def groupsMovedToRows: Long = 0L
   def groupsMovedToRecords: Long = 0L
@@ -43,7 +46,7 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   /**
    * Whether the group [[open]] now is small enough that a visit sweeps all its Partial rows again
    * in memory, rather than resuming the queue kept in its state (state format 2: its record holds
-   * them, at most [[WindowStateStore.resweepRowsKey]] of them). Such a group keeps no queue.
+   * them, at most [[RecordLimits.resweepRows]] of them). Such a group keeps no queue.
    */
   def resweepable: Boolean = false
 
@@ -151,32 +154,13 @@ object WindowStateStore {
 
   /**
    * The store of one micro-batch of one partition, whose eviction watermark is `watermark` (its
-   * [[due]] groups are visited in it). State format 2 keeps a group's rows in its record while
-   * it has at most `inlineRows` of them.
+   * [[due]] groups are visited in it). State format 2 arranges a group's rows by `limits`.
    */
   def apply(store: StateStore, layout: WindowStateLayout, hasTimeIndex: Boolean, orderedRows: Boolean,
-      inlineRows: Int, watermark: Option[Long], resweepRows: Int): WindowStateStore = {
+      watermark: Option[Long], limits: RecordLimits): WindowStateStore = {
     val rows =
       if (hasTimeIndex) new IndexedWindowStateStore(store, layout, orderedRows)
       else new ScanningWindowStateStore(store, layout)
-    if (layout.hasGroupRecords) new GroupRecordStore(rows, inlineRows, watermark, resweepRows) else rows
+    if (layout.hasGroupRecords) new GroupRecordStore(rows, watermark, limits) else rows
   }
-
-  /** How many Partial and Suffix rows a group keeps in its record at most (state format 2). */
-  val inlineRowsKey = "spark.sql.slidingWindow.state.inlineRows"
-  val defaultInlineRows = 512
-
-  def inlineRows(conf: SQLConf): Int = conf.getConfString(inlineRowsKey, defaultInlineRows.toString).toInt
-
-  /**
-   * State format 2, append mode: a group whose record holds at most this many Partial rows is
-   * swept again in memory at each visit ([[WindowStateStore.resweepable]]). Its record is read
-   * and written whole at each visit anyway, and sweeping its rows costs less than reading and
-   * writing back a stored queue (measured up to the inline limit: docs/performance.md). 0: every
-   * group keeps its queue.
-   */
-  val resweepRowsKey = "spark.sql.slidingWindow.state.resweepRows"
-  val defaultResweepRows = defaultInlineRows
-
-  def resweepRows(conf: SQLConf): Int = conf.getConfString(resweepRowsKey, defaultResweepRows.toString).toInt
 }

@@ -13,10 +13,11 @@ import org.apache.spark.unsafe.types.UTF8String
 /**
  * A group's record written and read back: every entry, kept whole or as its buffer alone, comes
  * back byte for byte as the value it was, whatever the buffer's fields (fixed or variable width,
- * null or not), with the record's own fields.
+ * null or not), with the record's own fields and the list of its chunks; and a chunk's value
+ * brings its rows back into the record.
  */
 class GroupRecordSuite {
-  private val kinds = Seq(StateRowKind.Partial, StateRowKind.Suffix)
+  private val kinds: Seq[StateRowKind] = Seq(StateRowKind.Partial, StateRowKind.Suffix)
 
   private def randomBufferSchema(rnd: Random): StructType = StructType(
     (0 until 1 + rnd.nextInt(5)).map { i =>
@@ -41,6 +42,7 @@ class GroupRecordSuite {
       val codec = layout.codec()
       val written = new GroupRecord(layout.valueSchema.length)
       val expected = kinds.map(_ -> scala.collection.mutable.TreeMap.empty[Long, UnsafeRow]).toMap
+      val chunkValues = scala.collection.mutable.ArrayBuffer.empty[(StateRowKind, Long, UnsafeRow)]
       for (_ <- 0 until rnd.nextInt(12)) {
         val kind = kinds(rnd.nextInt(2))
         val time = rnd.nextInt(1000).toLong - 500
@@ -49,6 +51,20 @@ class GroupRecordSuite {
           else codec.windowValue(randomBuffer(rnd, bufferSchema), rnd.nextLong())).copy()
         written.entries(kind).put(time, value)
         expected(kind)(time) = value
+      }
+      // Chunks out of the record: listed in it, their rows in values of their own.
+      val chunked = kinds.map(_ -> new java.util.TreeMap[java.lang.Long, UnsafeRow]).toMap
+      for (kind <- kinds; first <- Seq.fill(rnd.nextInt(3))(1000L + rnd.nextInt(1000) * 10L).distinct) {
+        val chunk = chunked(kind)
+        val rows = new java.util.TreeMap[java.lang.Long, UnsafeRow]
+        for (i <- 0 until 1 + rnd.nextInt(3)) {
+          rows.put(first + i, codec.partialValue(randomBuffer(rnd, bufferSchema)).copy())
+        }
+        if (chunk.isEmpty || !chunk.keySet.toArray.exists(t => math.abs(t.asInstanceOf[java.lang.Long] - first) < 10)) {
+          written.chunks(kind).put(first, ColdChunk(first, rows.lastKey, rows.size))
+          chunk.putAll(rows)
+          chunkValues += ((kind, first, codec.recordValue(null, written.chunkContents(kind, rows)).copy()))
+        }
       }
       written.nextVisit = if (rnd.nextBoolean()) GroupRecord.NoVisit else rnd.nextLong()
       written.indexed = if (rnd.nextBoolean()) GroupRecord.NoVisit else rnd.nextLong()
@@ -67,8 +83,18 @@ class GroupRecordSuite {
       if (meta != null) assertEquals(s"sequence $seq: meta", meta, codec.metaValue(codec.buffer(read.meta),
         codec.lastPushed(read.meta).get, codec.backOldest(read.meta)))
       for (kind <- kinds) {
+        assertEquals(s"sequence $seq: $kind chunks", written.chunks(kind), read.chunks(kind))
+        assertEquals(s"sequence $seq: $kind rows", written.count(kind), read.count(kind))
+      }
+      // A chunk's value read back brings its rows into the record, byte for byte.
+      for ((_, _, chunkValue) <- chunkValues) read.loadChunk(chunkValue, codec)
+      for (kind <- kinds; time <- chunked(kind).keySet.toArray) {
+        assertEquals(s"sequence $seq: $kind chunk row at $time", chunked(kind).get(time), read.entries(kind).get(time))
+      }
+      for (kind <- kinds) {
         val entries = read.entries(kind)
-        assertEquals(s"sequence $seq: $kind times", expected(kind).keys.toSeq, entries.keySet.toArray.toSeq.map(_.asInstanceOf[Long]))
+        val inRecord = entries.keySet.toArray.toSeq.map(_.asInstanceOf[Long]).filterNot(t => chunked(kind).containsKey(t))
+        assertEquals(s"sequence $seq: $kind times", expected(kind).keys.toSeq, inRecord)
         for ((time, row) <- expected(kind)) {
           assertEquals(s"sequence $seq: $kind at $time", row, entries.get(time))
         }
