@@ -50,11 +50,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
   def inline: Boolean = storedRows == Inline
 
   /** The chunks of rows of `kind` kept in rows of their own, by their first time. */
-  def chunks(kind: StateRowKind): JTreeMap[java.lang.Long, ColdChunk] = kind match {
-    case StateRowKind.Partial => partialChunks
-    case StateRowKind.Suffix => suffixChunks
-    case other => throw new IllegalArgumentException(s"$other rows are not kept in a group record")
-  }
+  def chunks(kind: StateRowKind): JTreeMap[java.lang.Long, ColdChunk] = ofKind(kind, partialChunks, suffixChunks)
 
   /** The group's rows of `kind`: those in the record and those in its chunks. */
   def count(kind: StateRowKind): Int = {
@@ -65,9 +61,11 @@ private[state] final class GroupRecord(numValueFields: Int) {
   }
 
   /** The rows of `kind` kept in the record, by time. */
-  def entries(kind: StateRowKind): JTreeMap[java.lang.Long, UnsafeRow] = kind match {
-    case StateRowKind.Partial => partials
-    case StateRowKind.Suffix => suffixes
+  def entries(kind: StateRowKind): JTreeMap[java.lang.Long, UnsafeRow] = ofKind(kind, partials, suffixes)
+
+  private def ofKind[T](kind: StateRowKind, partial: T, suffix: T): T = kind match {
+    case StateRowKind.Partial => partial
+    case StateRowKind.Suffix => suffix
     case other => throw new IllegalArgumentException(s"$other rows are not kept in a group record")
   }
 

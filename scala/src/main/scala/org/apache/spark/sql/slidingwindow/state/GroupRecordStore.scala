@@ -302,10 +302,10 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
     if (!record.inline) rows.rows(group, kind, from, to)
     else if (from > to) RowCursor.of(Iterator.empty)
     else {
-      // Chunks are loaded as the cursor reaches them; rows may be written while it is open.
+      // Chunks are loaded as the cursor reaches them (the one holding `from`, if any, at the
+      // first row); rows may be written while it is open.
       val entries = record.entries(kind)
       val chunks = record.chunks(kind)
-      load(kind, from, from)
       new RowCursor {
         private var started = false
         private var at = 0L // the last time returned
@@ -314,6 +314,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
         private def nextChunk = if (started) chunks.higherKey(at) else chunks.ceilingKey(from)
 
         override def next(): Boolean = {
+          if (!started) load(kind, from, from)
           var e = nextEntry
           var c = nextChunk
           while (c != null && c <= to && (e == null || c < e.getKey)) {
