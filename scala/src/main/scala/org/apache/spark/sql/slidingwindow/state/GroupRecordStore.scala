@@ -72,8 +72,8 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
     }
     changed = false
     active = false
-    loadedChunks.clear()
-    writtenChunks.clear()
+    if (loadedChunks.nonEmpty) loadedChunks.clear()
+    if (writtenChunks.nonEmpty) writtenChunks.clear()
     inserted = 0
   }
 
@@ -204,51 +204,71 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
   /**
    * Moves the rows of `kind` that no visit is about to touch out of the record: all but the
    * oldest `head` and the newest `tail`, once there are `chunkRows` more than those, in chunks of
-   * at most `chunkRows` that never span a chunk already out or a row kept.
+   * at most `chunkRows` that never span a chunk already out or a row kept. Most visits move
+   * nothing, and find it out by counting at most `head + chunkRows + 1` rows at each end.
    */
   private def spill(kind: StateRowKind, head: Int, tail: Int): Unit = {
     val entries = record.entries(kind)
     val chunks = record.chunks(kind)
-    if (entries.isEmpty || (chunks.isEmpty && entries.size <= head + tail + chunkRows)) return
-    val firstOut = if (chunks.isEmpty) Long.MaxValue else chunks.firstKey.longValue
-    val lastOut = if (chunks.isEmpty) Long.MinValue else chunks.lastEntry.getValue.last
-    val times = entries.keySet.toArray(new Array[java.lang.Long](0)).map(_.longValue)
-    // The rows before every chunk (the head) and after them (the tail); all rows when no chunk is out.
-    val headEnd = { val i = times.indexWhere(_ > firstOut); if (i < 0) times.length else i }
-    val tailStart = if (chunks.isEmpty) headEnd else { val i = times.indexWhere(_ > lastOut); if (i < 0) times.length else i }
-    val out = mutable.ArrayBuffer.empty[Long]
+    if (entries.isEmpty) return
     if (chunks.isEmpty) {
-      out ++= times.slice(head, times.length - tail)
+      if (entries.size > head + tail + chunkRows) spillRun(kind, entries.keySet.iterator, head, entries.size - head - tail)
     } else {
-      if (headEnd > head + chunkRows) out ++= times.slice(head, headEnd)
-      out ++= times.slice(headEnd, tailStart)
-      val tailSize = times.length - tailStart
-      if (tailSize > tail + chunkRows) out ++= times.slice(tailStart, times.length - tail)
+      // The rows before every chunk (the head), between chunks, and after them (the tail).
+      val firstOut = chunks.firstKey
+      val lastOut = chunks.lastEntry.getValue.last
+      val before = entries.headMap(firstOut, false).keySet
+      if (atLeast(before.iterator, head + chunkRows + 1)) spillRun(kind, before.iterator, head, before.size - head)
+      val between = entries.subMap(firstOut, false, lastOut, false).keySet
+      if (!between.isEmpty) spillRun(kind, between.iterator, 0, between.size)
+      val after = entries.tailMap(lastOut, false).keySet
+      if (atLeast(after.iterator, tail + chunkRows + 1)) spillRun(kind, after.iterator, 0, after.size - tail)
     }
+  }
+
+  private def atLeast(it: java.util.Iterator[_], n: Int): Boolean = {
+    var seen = 0
+    while (seen < n && it.hasNext) { it.next(); seen += 1 }
+    seen == n
+  }
+
+  /**
+   * Moves `count` rows of `kind` out of the record, after skipping `skip` of `times` (ascending,
+   * a view of the record's entries): chunks of at most `chunkRows`, each ending before the next
+   * chunk already out.
+   */
+  private def spillRun(kind: StateRowKind, times: java.util.Iterator[java.lang.Long], skip: Int, count: Int): Unit = {
+    val entries = record.entries(kind)
+    val chunks = record.chunks(kind)
+    val out = new Array[Long](count)
     var i = 0
-    while (i < out.length) {
+    while (i < skip) { times.next(); i += 1 }
+    i = 0
+    while (i < count) { out(i) = times.next(); i += 1 }
+    i = 0
+    while (i < count) {
       val run = new java.util.TreeMap[java.lang.Long, UnsafeRow]
       val first = out(i)
-      // A chunk ends at `chunkRows` rows, or before a chunk already out.
       val nextOut = chunks.higherKey(first)
-      while (i < out.length && run.size < chunkRows && (nextOut == null || out(i) < nextOut)) {
+      while (i < count && run.size < chunkRows && (nextOut == null || out(i) < nextOut)) {
         run.put(out(i), entries.remove(out(i)))
         i += 1
       }
-      val last = run.lastKey.longValue
       StateStoreApi.put(store, codec.key(group, StateRowKind.chunkOf(kind), first),
         codec.recordValue(null, record.chunkContents(kind, run)), rows.chunkFamily)
       writes += 1
       writtenChunks += ((kind, first))
-      chunks.put(first, ColdChunk(first, last, run.size))
+      chunks.put(first, ColdChunk(first, run.lastKey.longValue, run.size))
     }
   }
 
   /** Deletes the rows of the chunks loaded, but those written again under the same key. */
-  private def removeLoadedChunks(): Unit = {
-    for ((kind, first) <- loadedChunks if !writtenChunks.contains((kind, first))) {
-      StateStoreApi.remove(store, codec.key(group, StateRowKind.chunkOf(kind), first), rows.chunkFamily)
-      removes += 1
+  private def removeLoadedChunks(): Unit = if (loadedChunks.nonEmpty) {
+    loadedChunks.foreach { loaded =>
+      if (!writtenChunks.contains(loaded)) {
+        StateStoreApi.remove(store, codec.key(group, StateRowKind.chunkOf(loaded._1), loaded._2), rows.chunkFamily)
+        removes += 1
+      }
     }
     loadedChunks.clear()
     writtenChunks.clear()
