@@ -4,7 +4,8 @@ import org.apache.spark.sql.internal.SQLConf
 
 /**
  * State format 2: how a group's rows are arranged between its record and rows of their own
- * ([[GroupRecordStore]]), from the session's configuration (docs/user-guide.md, the settings streaming queries read).
+ * ([[GroupRecordStore]]), from the session's configuration (docs/user-guide.md, the settings
+ * streaming queries read).
  *
  * @param inlineRows  a group keeps its Partial and Suffix rows in its record (and its chunks)
  *                    while it has at most this many; beyond, in rows of their own
