@@ -18,20 +18,25 @@ import org.apache.spark.unsafe.Platform
  *    of them (`inline`); a larger group keeps them as rows of their own, as in state format 1,
  *    and the record counts them (`storedRows`);
  *  - the list of its [[chunks]]: runs of its rows kept out of the record, each in a row of its
- *    own whose value's `__record` holds `count: long`, then the rows as entries below.
+ *    own whose value's `__record` holds a section of rows as below.
  *
- * The record's `__record` field holds, in Spark's byte order (little-endian here):
+ * The record's `__record` field holds a fixed header, in Spark's byte order (little-endian here),
+ * then varints ([[CompactWriter]]; `signed`: zigzag-encoded):
  * {{{
- *   nextVisit: long | indexed: long (Long.MinValue: none) | storedRows: int (-1: inline) | count: int
- *   count times: time: long | kind id (+ BufferOnly): int | size: int | size bytes, 8-aligned:
- *     the row's value, or with BufferOnly, the buffer of a value that holds nothing else
- *   chunks: long | chunks times: kind id: int | count: int | first time: long | last time: long
+ *   nextVisit: long | indexed: long (Long.MinValue: none) | storedRows: int (-1: inline) | 0: int
+ *   the Partial rows' section | the Suffix rows' section
+ *   chunks: varint | each: kind id: varint | count: varint | first - previous first: signed | last - first: varint
+ *
+ *   section: count: varint | if count > 0: fixed: varint | count times:
+ *     time - previous time: signed | if fixed is 0: alone: byte, size: varint | the row's bytes
  * }}}
  * A value that holds a buffer and nothing else (no times: every Partial and Suffix row of sliding
- * windows) is kept as its buffer alone, 48 bytes an entry instead of 88 for three aggregates: the
- * record is read and written whole at each visit, and RocksDB's work follows its bytes.
- * Values read from a record point into it (or, for buffers alone, into values rebuilt as it is
- * read): they stay valid while the group is open.
+ * windows) is kept as its buffer alone; a section whose rows are all buffers alone of one size
+ * (`fixed` bytes: every sliding-window section of fixed-width aggregates) writes neither flag nor
+ * size: 36 bytes an entry for `count`, `sum` and `max` 30 seconds apart, instead of 88 for the
+ * whole value. The record is read and written whole at each visit, and RocksDB's work follows
+ * its bytes. Values read from a record or a chunk are rebuilt into one array as it is read:
+ * they stay valid while the group is open.
  *
  * @param numValueFields the fields of the layout's values (the buffer first)
  */
@@ -86,7 +91,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
     suffixChunks.clear()
   }
 
-  /** Reads a record value (which must stay as it is while the group is open). */
+  /** Reads a record value (which must stay as it is while the group is open: `meta` is read in place). */
   def load(value: UnsafeRow, codec: WindowStateCodec): Unit = {
     clear()
     if (codec.recordHasMeta(value)) meta = value
@@ -96,60 +101,74 @@ private[state] final class GroupRecord(numValueFields: Int) {
     nextVisit = Platform.getLong(base, start)
     indexed = Platform.getLong(base, start + 8)
     storedRows = Platform.getInt(base, start + 16)
-    val count = Platform.getInt(base, start + 20)
-    val end = readEntries(base, start + HeaderBytes, count)
-    val chunkCount = Platform.getLong(base, end).toInt
-    var at = end + 8
+    val in = new CompactReader(base, start + HeaderBytes)
+    readSection(in, StateRowKind.Partial)
+    readSection(in, StateRowKind.Suffix)
+    val chunkCount = in.varint().toInt
+    var previous = 0L
     var i = 0
     while (i < chunkCount) {
-      val kind = StateRowKind.of(Platform.getInt(base, at))
-      val chunk = ColdChunk(Platform.getLong(base, at + 8), Platform.getLong(base, at + 16), Platform.getInt(base, at + 4))
-      chunks(kind).put(chunk.first, chunk)
-      at += ChunkHeaderBytes
+      val kind = StateRowKind.of(in.varint().toInt)
+      val count = in.varint().toInt
+      val first = previous + in.signed()
+      chunks(kind).put(first, ColdChunk(first, first + in.varint(), count))
+      previous = first
       i += 1
     }
   }
 
-  /** Reads a chunk's value (which must stay as it is while the group is open) into the record. */
-  def loadChunk(value: UnsafeRow, codec: WindowStateCodec): Unit = {
+  /** Reads the value of a chunk of rows of `kind` into the record. */
+  def loadChunk(kind: StateRowKind, value: UnsafeRow, codec: WindowStateCodec): Unit = {
     val offsetAndSize = value.getLong(codec.recordContentsOrdinal)
-    val start = value.getBaseOffset + (offsetAndSize >>> 32)
-    readEntries(value.getBaseObject, start + 8, Platform.getLong(value.getBaseObject, start).toInt)
+    readSection(new CompactReader(value.getBaseObject, value.getBaseOffset + (offsetAndSize >>> 32)), kind)
   }
 
-  /** Reads `count` entries from `from` into [[entries]]; returns where they end. */
-  private def readEntries(base: AnyRef, from: Long, count: Int): Long = {
-    // The values of the entries kept as buffers alone are rebuilt into one array.
-    var rebuiltBytes = 0L
-    var at = from
+  /**
+   * Reads a section of rows of `kind` into [[entries]]. Their values are rebuilt, 8-byte aligned,
+   * into one array: a buffer kept alone becomes the value that held it.
+   */
+  private def readSection(in: CompactReader, kind: StateRowKind): Unit = {
+    val count = in.varint().toInt
+    if (count == 0) return
+    val fixed = in.varint().toInt
+    val from = in.at
+    var rebuiltBytes = count.toLong * (valueFixedBytes + fixed)
+    if (fixed == 0) {
+      rebuiltBytes = 0L
+      var i = 0
+      while (i < count) {
+        in.signed()
+        val alone = in.byte() == BufferAlone
+        val size = in.varint().toInt
+        in.skip(size)
+        rebuiltBytes += (if (alone) valueFixedBytes + size else size)
+        i += 1
+      }
+      in.at = from
+    }
+    val rebuilt = new Array[Byte](Math.toIntExact(rebuiltBytes))
+    val rows = entries(kind)
+    var to = Platform.BYTE_ARRAY_OFFSET.toLong
+    var time = 0L
     var i = 0
     while (i < count) {
-      val size = Platform.getInt(base, at + 12)
-      if ((Platform.getInt(base, at + 8) & BufferOnly) != 0) rebuiltBytes += valueFixedBytes + size
-      at += EntryHeaderBytes + size
-      i += 1
-    }
-    val rebuilt = if (rebuiltBytes == 0) null else new Array[Byte](Math.toIntExact(rebuiltBytes))
-    var to = Platform.BYTE_ARRAY_OFFSET.toLong
-    at = from
-    i = 0
-    while (i < count) {
-      val time = Platform.getLong(base, at)
-      val kindField = Platform.getInt(base, at + 8)
-      val size = Platform.getInt(base, at + 12)
+      time += in.signed()
+      val alone = fixed > 0 || in.byte() == BufferAlone
+      val size = if (fixed > 0) fixed else in.varint().toInt
       val row = new UnsafeRow(numValueFields)
-      if ((kindField & BufferOnly) == 0) {
-        row.pointTo(base, at + EntryHeaderBytes, size)
-      } else {
-        writeBufferValue(base, at + EntryHeaderBytes, size, rebuilt, to)
+      if (alone) {
+        writeBufferValue(in.base, in.at, size, rebuilt, to)
         row.pointTo(rebuilt, to, valueFixedBytes + size)
         to += valueFixedBytes + size
+      } else {
+        Platform.copyMemory(in.base, in.at, rebuilt, to, size)
+        row.pointTo(rebuilt, to, size)
+        to += size
       }
-      entries(StateRowKind.of(kindField & ~BufferOnly)).put(time, row)
-      at += EntryHeaderBytes + size
+      in.skip(size)
+      rows.put(time, row)
       i += 1
     }
-    at
   }
 
   // A value that holds a buffer alone: its null bits (every field null but the buffer), the
@@ -178,77 +197,87 @@ private[state] final class GroupRecord(numValueFields: Int) {
     true
   }
 
-  /** The bytes of a value as an entry holds it: the buffer's, or the whole value's. */
-  private def entryBytes(value: UnsafeRow): Int =
-    if (bufferOnly(value)) value.getLong(0).toInt else value.getSizeInBytes
+  private val out = new CompactWriter
 
   /** The contents of the record's `__record` field. */
   def contents(): Array[Byte] = {
-    val chunkCount = partialChunks.size + suffixChunks.size
-    val size = HeaderBytes + sizeOf(partials) + sizeOf(suffixes) + 8 + ChunkHeaderBytes * chunkCount
-    val bytes = new Array[Byte](size)
-    val base = Platform.BYTE_ARRAY_OFFSET.toLong
-    Platform.putLong(bytes, base, nextVisit)
-    Platform.putLong(bytes, base + 8, indexed)
-    Platform.putInt(bytes, base + 16, storedRows)
-    Platform.putInt(bytes, base + 20, partials.size + suffixes.size)
-    var at = base + HeaderBytes
-    at = write(bytes, at, StateRowKind.Partial, partials)
-    at = write(bytes, at, StateRowKind.Suffix, suffixes)
-    Platform.putLong(bytes, at, chunkCount)
-    at += 8
+    out.clear()
+    writeSection(partials)
+    writeSection(suffixes)
+    out.varint(partialChunks.size + suffixChunks.size)
+    var previous = 0L
     for (kind <- Seq(StateRowKind.Partial, StateRowKind.Suffix)) {
       val it = chunks(kind).values.iterator
       while (it.hasNext) {
         val chunk = it.next()
-        Platform.putInt(bytes, at, kind.id)
-        Platform.putInt(bytes, at + 4, chunk.count)
-        Platform.putLong(bytes, at + 8, chunk.first)
-        Platform.putLong(bytes, at + 16, chunk.last)
-        at += ChunkHeaderBytes
+        out.varint(kind.id)
+        out.varint(chunk.count)
+        out.signed(chunk.first - previous)
+        out.varint(chunk.last - chunk.first)
+        previous = chunk.first
       }
     }
+    val bytes = out.result(HeaderBytes)
+    val base = Platform.BYTE_ARRAY_OFFSET.toLong
+    Platform.putLong(bytes, base, nextVisit)
+    Platform.putLong(bytes, base + 8, indexed)
+    Platform.putInt(bytes, base + 16, storedRows)
     bytes
   }
 
-  /** The contents of a chunk's value: the rows of `kind` in `rows`, which leave the record. */
-  def chunkContents(kind: StateRowKind, rows: JTreeMap[java.lang.Long, UnsafeRow]): Array[Byte] = {
-    val bytes = new Array[Byte](8 + sizeOf(rows))
-    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET, rows.size)
-    write(bytes, Platform.BYTE_ARRAY_OFFSET + 8, kind, rows)
-    bytes
+  /** The contents of a chunk's value: the rows of `rows` (one kind), which leave the record. */
+  def chunkContents(rows: JTreeMap[java.lang.Long, UnsafeRow]): Array[Byte] = {
+    out.clear()
+    writeSection(rows)
+    out.result(0)
   }
 
-  private def sizeOf(rows: JTreeMap[java.lang.Long, UnsafeRow]): Int = {
-    var size = 0
-    val it = rows.values.iterator
-    while (it.hasNext) size += EntryHeaderBytes + entryBytes(it.next())
-    size
-  }
-
-  private def write(bytes: Array[Byte], from: Long, kind: StateRowKind,
-      rows: JTreeMap[java.lang.Long, UnsafeRow]): Long = {
-    var at = from
+  /**
+   * A section of rows of one kind: their count, then, if there are any, the size of their
+   * buffers if every one is a buffer kept alone of the same size (else 0), then for each row
+   * its time (the difference to the previous one), and in a section without that size a byte
+   * saying whether it is a buffer alone and its size, then its bytes.
+   */
+  private def writeSection(rows: JTreeMap[java.lang.Long, UnsafeRow]): Unit = {
+    out.varint(rows.size)
+    if (rows.isEmpty) return
+    val fixed = fixedBufferSize(rows)
+    out.varint(fixed)
+    var previous = 0L
     val it = rows.entrySet.iterator
     while (it.hasNext) {
       val e: JMap.Entry[java.lang.Long, UnsafeRow] = it.next()
+      val time = e.getKey.longValue
+      out.signed(time - previous)
+      previous = time
       val row = e.getValue
-      Platform.putLong(bytes, at, e.getKey)
-      val size = if (bufferOnly(row)) {
+      if (fixed > 0 || bufferOnly(row)) {
         val offsetAndSize = row.getLong(0)
-        Platform.putInt(bytes, at + 8, kind.id | BufferOnly)
-        Platform.copyMemory(row.getBaseObject, row.getBaseOffset + (offsetAndSize >>> 32), bytes,
-          at + EntryHeaderBytes, offsetAndSize.toInt)
-        offsetAndSize.toInt
+        if (fixed == 0) {
+          out.byte(BufferAlone)
+          out.varint(offsetAndSize.toInt)
+        }
+        out.copy(row.getBaseObject, row.getBaseOffset + (offsetAndSize >>> 32), offsetAndSize.toInt)
       } else {
-        Platform.putInt(bytes, at + 8, kind.id)
-        row.writeToMemory(bytes, at + EntryHeaderBytes)
-        row.getSizeInBytes
+        out.byte(0)
+        out.varint(row.getSizeInBytes)
+        out.copy(row.getBaseObject, row.getBaseOffset, row.getSizeInBytes)
       }
-      Platform.putInt(bytes, at + 12, size)
-      at += EntryHeaderBytes + size
     }
-    at
+  }
+
+  /** The size of the rows' buffers if every row is a buffer alone of one size, else 0. */
+  private def fixedBufferSize(rows: JTreeMap[java.lang.Long, UnsafeRow]): Int = {
+    var size = -1
+    val it = rows.values.iterator
+    while (it.hasNext) {
+      val row = it.next()
+      if (!bufferOnly(row)) return 0
+      val bytes = row.getLong(0).toInt
+      if (size >= 0 && bytes != size) return 0
+      size = bytes
+    }
+    math.max(size, 0)
   }
 }
 
@@ -256,10 +285,8 @@ private[state] object GroupRecord {
   val NoVisit: Long = Long.MinValue
   val Inline: Int = -1
   private val HeaderBytes = 24
-  private val EntryHeaderBytes = 16
-  private val ChunkHeaderBytes = 24
-  /** Added to an entry's kind id: the entry holds the buffer of a value that holds nothing else. */
-  private val BufferOnly = 1 << 16
+  /** The flag byte of a row kept as the buffer of a value that holds nothing else. */
+  private val BufferAlone = 1
 }
 
 /** A run of a group's rows of one kind kept in a row of its own, from `first` to `last`. */

@@ -196,7 +196,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
     val value = StateStoreApi.get(store, codec.key(group, StateRowKind.chunkOf(kind), first), rows.chunkFamily)
     assert(value != null, s"the $kind chunk at $first of a group is missing")
     reads += 1
-    record.loadChunk(value.copy(), codec)
+    record.loadChunk(kind, value, codec) // its rows are copied out of it
     loadedChunks += ((kind, first))
     changed = true
   }
@@ -255,7 +255,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
         i += 1
       }
       StateStoreApi.put(store, codec.key(group, StateRowKind.chunkOf(kind), first),
-        codec.recordValue(null, record.chunkContents(kind, run)), rows.chunkFamily)
+        codec.recordValue(null, record.chunkContents(run)), rows.chunkFamily)
       writes += 1
       writtenChunks += ((kind, first))
       chunks.put(first, ColdChunk(first, run.lastKey.longValue, run.size))

@@ -63,7 +63,7 @@ class GroupRecordSuite {
         if (chunk.isEmpty || !chunk.keySet.toArray.exists(t => math.abs(t.asInstanceOf[java.lang.Long] - first) < 10)) {
           written.chunks(kind).put(first, ColdChunk(first, rows.lastKey, rows.size))
           chunk.putAll(rows)
-          chunkValues += ((kind, first, codec.recordValue(null, written.chunkContents(kind, rows)).copy()))
+          chunkValues += ((kind, first, codec.recordValue(null, written.chunkContents(rows)).copy()))
         }
       }
       written.nextVisit = if (rnd.nextBoolean()) GroupRecord.NoVisit else rnd.nextLong()
@@ -87,7 +87,7 @@ class GroupRecordSuite {
         assertEquals(s"sequence $seq: $kind rows", written.count(kind), read.count(kind))
       }
       // A chunk's value read back brings its rows into the record, byte for byte.
-      for ((_, _, chunkValue) <- chunkValues) read.loadChunk(chunkValue, codec)
+      for ((kind, _, chunkValue) <- chunkValues) read.loadChunk(kind, chunkValue, codec)
       for (kind <- kinds; time <- chunked(kind).keySet.toArray) {
         assertEquals(s"sequence $seq: $kind chunk row at $time", chunked(kind).get(time), read.entries(kind).get(time))
       }
