@@ -51,6 +51,14 @@ private[state] final class CompactWriter {
   }
 }
 
+private[state] object CompactWriter {
+  /** The bytes of `n` as a varint. */
+  def varintBytes(n: Long): Int = math.max(1, (64 - java.lang.Long.numberOfLeadingZeros(n) + 6) / 7)
+
+  /** The bytes of `n` as a zigzag varint ([[CompactWriter.signed]]). */
+  def signedBytes(n: Long): Int = varintBytes((n << 1) ^ (n >> 63))
+}
+
 /** Reads what a [[CompactWriter]] wrote, from `at` in `base`. */
 private[state] final class CompactReader(val base: AnyRef, var at: Long) {
   def varint(): Long = {

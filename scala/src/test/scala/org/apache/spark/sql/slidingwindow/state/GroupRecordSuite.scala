@@ -11,8 +11,8 @@ import org.apache.spark.sql.types.{DataType, DoubleType, LongType, StringType, S
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
- * A group's record written and read back: every entry, kept whole or as its buffer alone, comes
- * back byte for byte as the value it was, whatever the buffer's fields (fixed or variable width,
+ * A group's record written and read back: every entry, kept whole or as its buffer alone, raw or
+ * packed, comes back byte for byte as the value it was, whatever the buffer's fields (fixed or variable width,
  * null or not), with the record's own fields and the list of its chunks; and a chunk's value
  * brings its rows back into the record.
  */
@@ -28,7 +28,8 @@ class GroupRecordSuite {
   private def randomBuffer(rnd: Random, schema: StructType): InternalRow = InternalRow.fromSeq(schema.fields.toSeq.map { f =>
     if (rnd.nextInt(4) == 0) null
     else f.dataType match {
-      case LongType => rnd.nextLong()
+      // Small integers, as counts and sums are, make sections of buffers alone written packed.
+      case LongType => if (rnd.nextBoolean()) rnd.nextInt(1000).toLong - 500 else rnd.nextLong()
       case DoubleType => rnd.nextDouble()
       case StringType => UTF8String.fromString("s" * rnd.nextInt(20))
     }
@@ -100,5 +101,27 @@ class GroupRecordSuite {
         }
       }
     }
+  }
+
+  /**
+   * Buffers of small integers 30 seconds apart, as a sliding window's counts and sums: written
+   * packed, each entry takes fewer bytes than its buffer alone, and reads back byte for byte.
+   */
+  @Test def smallIntegersArePacked(): Unit = {
+    val bufferSchema = StructType(Seq(StructField("count", LongType), StructField("sum", LongType), StructField("max", LongType)))
+    val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType)()), bufferSchema)
+    val codec = layout.codec()
+    val written = new GroupRecord(layout.valueSchema.length)
+    val times = (0 until 40).map(i => 1700000000000000L + i * 30000000L)
+    for ((t, i) <- times.zipWithIndex) {
+      written.entries(StateRowKind.Partial).put(t, codec.partialValue(InternalRow(1L, 100000L * i, 100000L * i)).copy())
+      written.entries(StateRowKind.Suffix).put(t, codec.partialValue(InternalRow(40L - i, 7L * (40 - i), 99L)).copy())
+    }
+    val contents = written.contents()
+    // 32 bytes a buffer alone (null bits and three longs), 4 for each time.
+    assertTrue(s"${contents.length} bytes", contents.length < 80 * 20)
+    val read = new GroupRecord(layout.valueSchema.length)
+    read.load(codec.recordValue(null, contents).copy(), codec)
+    for (kind <- kinds; t <- times) assertEquals(s"$kind at $t", written.entries(kind).get(t), read.entries(kind).get(t))
   }
 }
