@@ -257,9 +257,10 @@ private[state] final class GroupRecord(numValueFields: Int) {
 
   /**
    * A section of rows of one kind: their count, then, if there are any, the size of their
-   * buffers if every one is a buffer kept alone of the same size (else 0), then for each row
-   * its time (the difference to the previous one), and in a section without that size a byte
-   * saying whether it is a buffer alone and its size, then its bytes.
+   * buffers if every one is a buffer kept alone of the same size (else 0) and, with that size,
+   * whether they are packed; then for each row its time (the difference to the previous one),
+   * and in a section without that size a byte saying whether it is a buffer alone and its size;
+   * then its bytes, or packed, its buffer's words as differences to the previous row's.
    */
   private def writeSection(rows: JTreeMap[java.lang.Long, UnsafeRow]): Unit = {
     out.varint(rows.size)
