@@ -394,10 +394,11 @@ def render(args, results: List[Dict]) -> str:
                      f"window; {large['state_rows'] / small['state_rows']:.1f}x the state rows), a micro-batch "
                      f"of sliding_window takes {large['ms_median'] / small['ms_median']:.2f}x the time and reads "
                      f"{large['rows_read'] / small['rows_read']:.2f}x the state rows.")
+    longest = max(shape.window for shape in args.shapes)
     return (f"{args.advance:.0f} s of event time per micro-batch, watermark delay {args.delay:.0f} s, "
             f"count, sum and max, RocksDB state, {args.partitions} partitions, "
             f"{args.measured} micro-batches measured per query (or a whole cycle of a longer window: "
-            f"{measured_batches(args, 1200)} for 1,200 s), each query run {args.rounds} times interleaved "
+            f"{measured_batches(args, longest)} for {longest:,.0f} s), each query run {args.rounds} times interleaved "
             f"({time.strftime('%Y-%m-%d')}).\n\n"
             f"{table}\n\n" + "\n".join(notes) + f"\n\n{machine_markdown()}")
 

@@ -14,6 +14,12 @@ private[state] final class CompactWriter {
 
   def clear(): Unit = size = 0
 
+  /** The bytes written so far. */
+  def position: Int = size
+
+  /** Forgets the bytes written after `position` (a [[position]] returned earlier). */
+  def truncate(position: Int): Unit = size = position
+
   private def ensure(more: Int): Unit = if (size + more > bytes.length) {
     bytes = java.util.Arrays.copyOf(bytes, math.max(2 * bytes.length, size + more))
   }
@@ -49,14 +55,6 @@ private[state] final class CompactWriter {
     System.arraycopy(bytes, 0, out, prefix, size)
     out
   }
-}
-
-private[state] object CompactWriter {
-  /** The bytes of `n` as a varint. */
-  def varintBytes(n: Long): Int = math.max(1, (64 - java.lang.Long.numberOfLeadingZeros(n) + 6) / 7)
-
-  /** The bytes of `n` as a zigzag varint ([[CompactWriter.signed]]). */
-  def signedBytes(n: Long): Int = varintBytes((n << 1) ^ (n >> 63))
 }
 
 /** Reads what a [[CompactWriter]] wrote, from `at` in `base`. */

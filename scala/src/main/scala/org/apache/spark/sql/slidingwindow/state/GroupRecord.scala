@@ -34,7 +34,7 @@ import org.apache.spark.unsafe.Platform
  * A value that holds a buffer and nothing else (no times: every Partial and Suffix row of sliding
  * windows) is kept as its buffer alone; a section whose rows are all buffers alone of one size
  * (`fixed` bytes: every sliding-window section of fixed-width aggregates) writes neither flag nor
- * size, and is packed when that is smaller (`packedBytes`): about 12 bytes an entry for `count`,
+ * size, and is packed when that is smaller (`writeSection`): about 12 bytes an entry for `count`,
  * `sum` and `max` of integers 30 seconds apart, 36 unpacked, 88 for the whole value and its
  * time. The record is read and written whole at each visit, and RocksDB's work follows its
  * bytes. Values read from a record or a chunk are rebuilt into one array as it is read:
@@ -134,21 +134,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
     if (count == 0) return
     val fixed = in.varint().toInt
     val packed = fixed > 0 && in.byte() == Packed
-    val from = in.at
-    var rebuiltBytes = count.toLong * (valueFixedBytes + fixed)
-    if (fixed == 0) {
-      rebuiltBytes = 0L
-      var i = 0
-      while (i < count) {
-        in.signed()
-        val alone = in.byte() == BufferAlone
-        val size = in.varint().toInt
-        in.skip(size)
-        rebuiltBytes += (if (alone) valueFixedBytes + size else size)
-        i += 1
-      }
-      in.at = from
-    }
+    val rebuiltBytes = if (fixed > 0) count.toLong * (valueFixedBytes + fixed) else rebuiltBytesOf(in, count)
     val rebuilt = new Array[Byte](Math.toIntExact(rebuiltBytes))
     val words = if (packed) previousWords(fixed / 8) else null
     val rows = entries(kind)
@@ -160,20 +146,19 @@ private[state] final class GroupRecord(numValueFields: Int) {
       val alone = fixed > 0 || in.byte() == BufferAlone
       val size = if (fixed > 0) fixed else in.varint().toInt
       val row = new UnsafeRow(numValueFields)
-      if (packed) {
+      if (alone) {
         writeBufferValueHeader(size, rebuilt, to)
-        var w = 0
-        while (w < words.length) {
-          words(w) += in.signed()
-          Platform.putLong(rebuilt, to + valueFixedBytes + 8L * w, words(w))
-          w += 1
+        if (packed) {
+          var w = 0
+          while (w < words.length) {
+            words(w) += in.signed()
+            Platform.putLong(rebuilt, to + valueFixedBytes + 8L * w, words(w))
+            w += 1
+          }
+        } else {
+          Platform.copyMemory(in.base, in.at, rebuilt, to + valueFixedBytes, size)
+          in.skip(size)
         }
-        row.pointTo(rebuilt, to, valueFixedBytes + size)
-        to += valueFixedBytes + size
-      } else if (alone) {
-        writeBufferValueHeader(size, rebuilt, to)
-        Platform.copyMemory(in.base, in.at, rebuilt, to + valueFixedBytes, size)
-        in.skip(size)
         row.pointTo(rebuilt, to, valueFixedBytes + size)
         to += valueFixedBytes + size
       } else {
@@ -185,6 +170,23 @@ private[state] final class GroupRecord(numValueFields: Int) {
       rows.put(time, row)
       i += 1
     }
+  }
+
+  /** The bytes the `count` rows of a section without a fixed size take rebuilt; `in` stays where it is. */
+  private def rebuiltBytesOf(in: CompactReader, count: Int): Long = {
+    val from = in.at
+    var bytes = 0L
+    var i = 0
+    while (i < count) {
+      in.signed()
+      val alone = in.byte() == BufferAlone
+      val size = in.varint().toInt
+      in.skip(size)
+      bytes += (if (alone) valueFixedBytes + size else size)
+      i += 1
+    }
+    in.at = from
+    bytes
   }
 
   // The words of the previous buffer of a packed section, reused.
@@ -267,9 +269,26 @@ private[state] final class GroupRecord(numValueFields: Int) {
     if (rows.isEmpty) return
     val fixed = fixedBufferSize(rows)
     out.varint(fixed)
-    val packed = fixed > 0 && fixed % 8 == 0 && packedBytes(rows, fixed / 8) < rows.size.toLong * fixed
+    if (fixed > 0 && fixed % 8 == 0) {
+      // Packed, unless its buffers' words take as many bytes as the buffers raw (doubles' words
+      // can take 10): then written again, raw.
+      val start = out.position
+      if (writeRows(rows, fixed, packed = true) < rows.size.toLong * fixed) return
+      out.truncate(start)
+    }
+    writeRows(rows, fixed, packed = false)
+  }
+
+  /**
+   * The rows of a section after its `fixed` size: the packed byte (with a fixed size), then each
+   * row. Returns the bytes its buffers' words took, packed: each word as its difference to the
+   * same word of the previous buffer, a zigzag varint (null bits do not change; counts, sums and
+   * maxima of integers change little from one time to the next).
+   */
+  private def writeRows(rows: JTreeMap[java.lang.Long, UnsafeRow], fixed: Int, packed: Boolean): Long = {
     if (fixed > 0) out.byte(if (packed) Packed else 0)
     val words = if (packed) previousWords(fixed / 8) else null
+    var wordBytes = 0L
     var previous = 0L
     val it = rows.entrySet.iterator
     while (it.hasNext) {
@@ -282,6 +301,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
         val offsetAndSize = row.getLong(0)
         val bufferOffset = row.getBaseOffset + (offsetAndSize >>> 32)
         if (packed) {
+          val before = out.position
           var w = 0
           while (w < words.length) {
             val word = Platform.getLong(row.getBaseObject, bufferOffset + 8L * w)
@@ -289,6 +309,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
             words(w) = word
             w += 1
           }
+          wordBytes += out.position - before
         } else {
           if (fixed == 0) {
             out.byte(BufferAlone)
@@ -302,30 +323,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
         out.copy(row.getBaseObject, row.getBaseOffset, row.getSizeInBytes)
       }
     }
-  }
-
-  /**
-   * The bytes of buffers of `n` words each written packed: each word as the difference to the
-   * same word of the previous buffer, a zigzag varint. Counts, sums and maxima of integers
-   * change little from one time to the next, and null bits not at all: 1 to 4 bytes a word
-   * instead of 8. A double's word can take 10, so a section is packed only if that is smaller.
-   */
-  private def packedBytes(rows: JTreeMap[java.lang.Long, UnsafeRow], n: Int): Long = {
-    val words = previousWords(n)
-    var bytes = 0L
-    val it = rows.values.iterator
-    while (it.hasNext) {
-      val row = it.next()
-      val bufferOffset = row.getBaseOffset + (row.getLong(0) >>> 32)
-      var w = 0
-      while (w < n) {
-        val word = Platform.getLong(row.getBaseObject, bufferOffset + 8L * w)
-        bytes += CompactWriter.signedBytes(word - words(w))
-        words(w) = word
-        w += 1
-      }
-    }
-    bytes
+    wordBytes
   }
 
   /** The size of the rows' buffers if every row is a buffer alone of one size, else 0. */
