@@ -106,6 +106,7 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
             time.sleep(0.5)
     finally:
         query.stop()
+        settle(spark)
         profile_summary = recording.stop() if recording is not None else None
         shutil.rmtree(checkpoint, ignore_errors=True)
         for k in conf or {}:
@@ -333,6 +334,17 @@ def median_run(runs: List[Dict]) -> Dict:
     middle of an even number), and every round's rows/s in `rounds`."""
     middle = sorted(runs, key=lambda r: r["rows_per_s"])[(len(runs) - 1) // 2]
     return dict(middle, rounds=[r["rows_per_s"] for r in runs])
+
+
+def settle(spark: SparkSession, seconds: float = 60) -> None:
+    """Waits for the stopped query's tasks to end. `query.stop()` returns once the stream's
+    thread has ended, while the tasks of its last micro-batch are still being cancelled: some
+    were committing state into the checkpoint removed next (CANNOT_COMMIT errors in the log),
+    and their work overlapped the next query's first micro-batches."""
+    tracker = spark.sparkContext.statusTracker()
+    deadline = time.time() + seconds
+    while tracker.getActiveStageIds() and time.time() < deadline:
+        time.sleep(0.1)
 
 
 def release(spark: SparkSession) -> None:
