@@ -19,7 +19,7 @@ For each shape (groups x rows per group per micro-batch x window, SHAPES), on th
 (a) sliding_window, append mode; (b) sliding_window, update mode; (c) Spark's tumbling
 `window()` with the same aggregates (count, sum, max), append mode. The three run `--rounds`
 times, interleaved and each round in another order (a, b, c; b, c, a; c, a, b; ...), the state
-stores of one unloaded before the next starts; a query's figures are those of its median round
+stores of one unloaded (and its tasks ended: settle) before the next starts; a query's figures are those of its median round
 (one query measured alone varied up to 2x with its place in the run). With `--profile`, once every
 shape is measured, each query runs once more with a JFR recording of as many micro-batches again
 after the measured ones (the profiler slows some code more than other, and the JVM stays slower
