@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.state
 
-import java.util.{Map => JMap, TreeMap => JTreeMap}
+import java.util.{TreeMap => JTreeMap}
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.unsafe.Platform
@@ -49,8 +49,8 @@ private[state] final class GroupRecord(numValueFields: Int) {
   var nextVisit: Long = NoVisit
   var indexed: Long = NoVisit
   var storedRows: Int = Inline
-  private val partials = new JTreeMap[java.lang.Long, UnsafeRow]
-  private val suffixes = new JTreeMap[java.lang.Long, UnsafeRow]
+  private val partials = new TimeRows
+  private val suffixes = new TimeRows
   private val partialChunks = new JTreeMap[java.lang.Long, ColdChunk]
   private val suffixChunks = new JTreeMap[java.lang.Long, ColdChunk]
 
@@ -68,7 +68,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
   }
 
   /** The rows of `kind` kept in the record, by time. */
-  def entries(kind: StateRowKind): JTreeMap[java.lang.Long, UnsafeRow] = ofKind(kind, partials, suffixes)
+  def entries(kind: StateRowKind): TimeRows = ofKind(kind, partials, suffixes)
 
   private def ofKind[T](kind: StateRowKind, partial: T, suffix: T): T = kind match {
     case StateRowKind.Partial => partial
@@ -227,11 +227,14 @@ private[state] final class GroupRecord(numValueFields: Int) {
   /** The contents of the record's `__record` field. */
   def contents(): Array[Byte] = {
     out.clear()
-    writeSection(partials)
-    writeSection(suffixes)
+    writeSection(partials, 0, partials.size)
+    writeSection(suffixes, 0, suffixes.size)
     out.varint(partialChunks.size + suffixChunks.size)
     var previous = 0L
-    for (kind <- Seq(StateRowKind.Partial, StateRowKind.Suffix)) {
+    var k = 0
+    while (k < Kinds.length) {
+      val kind = Kinds(k)
+      k += 1
       val it = chunks(kind).values.iterator
       while (it.hasNext) {
         val chunk = it.next()
@@ -250,10 +253,10 @@ private[state] final class GroupRecord(numValueFields: Int) {
     bytes
   }
 
-  /** The contents of a chunk's value: the rows of `rows` (one kind), which leave the record. */
-  def chunkContents(rows: JTreeMap[java.lang.Long, UnsafeRow]): Array[Byte] = {
+  /** The contents of a chunk's value: the rows of `rows` at positions [from, until). */
+  def chunkContents(rows: TimeRows, from: Int, until: Int): Array[Byte] = {
     out.clear()
-    writeSection(rows)
+    writeSection(rows, from, until)
     out.result(0)
   }
 
@@ -264,19 +267,19 @@ private[state] final class GroupRecord(numValueFields: Int) {
    * and in a section without that size a byte saying whether it is a buffer alone and its size;
    * then its bytes, or packed, its buffer's words as differences to the previous row's.
    */
-  private def writeSection(rows: JTreeMap[java.lang.Long, UnsafeRow]): Unit = {
-    out.varint(rows.size)
-    if (rows.isEmpty) return
-    val fixed = fixedBufferSize(rows)
+  private def writeSection(rows: TimeRows, from: Int, until: Int): Unit = {
+    out.varint(until - from)
+    if (from == until) return
+    val fixed = fixedBufferSize(rows, from, until)
     out.varint(fixed)
     if (fixed > 0 && fixed % 8 == 0) {
       // Packed, unless its buffers' words take as many bytes as the buffers raw (doubles' words
       // can take 10): then written again, raw.
       val start = out.position
-      if (writeRows(rows, fixed, packed = true) < rows.size.toLong * fixed) return
+      if (writeRows(rows, from, until, fixed, packed = true) < (until - from).toLong * fixed) return
       out.truncate(start)
     }
-    writeRows(rows, fixed, packed = false)
+    writeRows(rows, from, until, fixed, packed = false)
   }
 
   /**
@@ -285,18 +288,18 @@ private[state] final class GroupRecord(numValueFields: Int) {
    * same word of the previous buffer, a zigzag varint (null bits do not change; counts, sums and
    * maxima of integers change little from one time to the next).
    */
-  private def writeRows(rows: JTreeMap[java.lang.Long, UnsafeRow], fixed: Int, packed: Boolean): Long = {
+  private def writeRows(rows: TimeRows, from: Int, until: Int, fixed: Int, packed: Boolean): Long = {
     if (fixed > 0) out.byte(if (packed) Packed else 0)
     val words = if (packed) previousWords(fixed / 8) else null
     var wordBytes = 0L
     var previous = 0L
-    val it = rows.entrySet.iterator
-    while (it.hasNext) {
-      val e: JMap.Entry[java.lang.Long, UnsafeRow] = it.next()
-      val time = e.getKey.longValue
+    var i = from
+    while (i < until) {
+      val time = rows.timeAt(i)
       out.signed(time - previous)
       previous = time
-      val row = e.getValue
+      val row = rows.valueAt(i)
+      i += 1
       if (fixed > 0 || bufferOnly(row)) {
         val offsetAndSize = row.getLong(0)
         val bufferOffset = row.getBaseOffset + (offsetAndSize >>> 32)
@@ -327,11 +330,12 @@ private[state] final class GroupRecord(numValueFields: Int) {
   }
 
   /** The size of the rows' buffers if every row is a buffer alone of one size, else 0. */
-  private def fixedBufferSize(rows: JTreeMap[java.lang.Long, UnsafeRow]): Int = {
+  private def fixedBufferSize(rows: TimeRows, from: Int, until: Int): Int = {
     var size = -1
-    val it = rows.values.iterator
-    while (it.hasNext) {
-      val row = it.next()
+    var i = from
+    while (i < until) {
+      val row = rows.valueAt(i)
+      i += 1
       if (!bufferOnly(row)) return 0
       val bytes = row.getLong(0).toInt
       if (size >= 0 && bytes != size) return 0
@@ -345,6 +349,7 @@ private[state] object GroupRecord {
   val NoVisit: Long = Long.MinValue
   val Inline: Int = -1
   private val HeaderBytes = 24
+  private val Kinds = Array(StateRowKind.Partial, StateRowKind.Suffix)
   /** The flag byte of a row kept as the buffer of a value that holds nothing else. */
   private val BufferAlone = 1
   /** The mode byte of a section of buffers written as packed words. */

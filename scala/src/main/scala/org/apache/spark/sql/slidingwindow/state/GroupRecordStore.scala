@@ -129,13 +129,14 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
     var moved = 0
     for (kind <- kept) {
       load(kind, Long.MinValue, Long.MaxValue)
-      val it = record.entries(kind).entrySet.iterator
-      while (it.hasNext) {
-        val e = it.next()
-        rows.insert(group, kind, e.getKey, e.getValue)
-        moved += 1
+      val entries = record.entries(kind)
+      var i = 0
+      while (i < entries.size) {
+        rows.insert(group, kind, entries.timeAt(i), entries.valueAt(i))
+        i += 1
       }
-      record.entries(kind).clear()
+      moved += entries.size
+      entries.clear()
     }
     record.storedRows = moved
     movedToRows += 1
@@ -205,60 +206,47 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
    * Moves the rows of `kind` that no visit is about to touch out of the record: all but the
    * oldest `head` and the newest `tail`, once there are `chunkRows` more than those, in chunks of
    * at most `chunkRows` that never span a chunk already out or a row kept. Most visits move
-   * nothing, and find it out by counting at most `head + chunkRows + 1` rows at each end.
+   * nothing, and find it out from the positions of the chunks' bounds among the rows kept.
    */
   private def spill(kind: StateRowKind, head: Int, tail: Int): Unit = {
     val entries = record.entries(kind)
     val chunks = record.chunks(kind)
     if (entries.isEmpty) return
     if (chunks.isEmpty) {
-      if (entries.size > head + tail + chunkRows) spillRun(kind, entries.keySet.iterator, head, entries.size - head - tail)
+      if (entries.size > head + tail + chunkRows) spillRun(kind, head, entries.size - tail)
     } else {
-      // The rows before every chunk (the head), between chunks, and after them (the tail).
+      // The rows before every chunk (the head), between chunks, and after them (the tail); each
+      // run moved out shifts the positions after it.
       val firstOut = chunks.firstKey
       val lastOut = chunks.lastEntry.getValue.last
-      val before = entries.headMap(firstOut, false).keySet
-      if (atLeast(before.iterator, head + chunkRows + 1)) spillRun(kind, before.iterator, head, before.size - head)
-      val between = entries.subMap(firstOut, false, lastOut, false).keySet
-      if (!between.isEmpty) spillRun(kind, between.iterator, 0, between.size)
-      val after = entries.tailMap(lastOut, false).keySet
-      if (atLeast(after.iterator, tail + chunkRows + 1)) spillRun(kind, after.iterator, 0, after.size - tail)
+      val before = entries.ceilingIndex(firstOut)
+      if (before > head + chunkRows) spillRun(kind, head, before)
+      spillRun(kind, entries.higherIndex(firstOut), entries.ceilingIndex(lastOut))
+      val after = entries.higherIndex(lastOut)
+      if (entries.size - after > tail + chunkRows) spillRun(kind, after, entries.size - tail)
     }
   }
 
-  private def atLeast(it: java.util.Iterator[_], n: Int): Boolean = {
-    var seen = 0
-    while (seen < n && it.hasNext) { it.next(); seen += 1 }
-    seen == n
-  }
-
   /**
-   * Moves `count` rows of `kind` out of the record, after skipping `skip` of `times` (ascending,
-   * a view of the record's entries): chunks of at most `chunkRows`, each ending before the next
-   * chunk already out.
+   * Moves the rows of `kind` at positions [from, until) of the record's out of it: chunks of at
+   * most `chunkRows`, each ending before the next chunk already out.
    */
-  private def spillRun(kind: StateRowKind, times: java.util.Iterator[java.lang.Long], skip: Int, count: Int): Unit = {
+  private def spillRun(kind: StateRowKind, from: Int, until: Int): Unit = {
     val entries = record.entries(kind)
     val chunks = record.chunks(kind)
-    val out = new Array[Long](count)
-    var i = 0
-    while (i < skip) { times.next(); i += 1 }
-    i = 0
-    while (i < count) { out(i) = times.next(); i += 1 }
-    i = 0
-    while (i < count) {
-      val run = new java.util.TreeMap[java.lang.Long, UnsafeRow]
-      val first = out(i)
+    var end = until
+    while (from < end) {
+      val first = entries.timeAt(from)
       val nextOut = chunks.higherKey(first)
-      while (i < count && run.size < chunkRows && (nextOut == null || out(i) < nextOut)) {
-        run.put(out(i), entries.remove(out(i)))
-        i += 1
-      }
+      var i = from
+      while (i < end && i - from < chunkRows && (nextOut == null || entries.timeAt(i) < nextOut)) i += 1
       StateStoreApi.put(store, codec.key(group, StateRowKind.chunkOf(kind), first),
-        codec.recordValue(null, record.chunkContents(run)), rows.chunkFamily)
+        codec.recordValue(null, record.chunkContents(entries, from, i)), rows.chunkFamily)
       writes += 1
       writtenChunks += ((kind, first))
-      chunks.put(first, ColdChunk(first, run.lastKey.longValue, run.size))
+      chunks.put(first, ColdChunk(first, entries.timeAt(i - 1), i - from))
+      entries.removeRange(from, i)
+      end -= i - from
     }
   }
 
@@ -330,21 +318,22 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
         private var started = false
         private var at = 0L // the last time returned
 
-        private def nextEntry = if (started) entries.higherEntry(at) else entries.ceilingEntry(from)
+        // Positions are searched again at each row: rows may have been written in between.
+        private def nextEntry = if (started) entries.higherIndex(at) else entries.ceilingIndex(from)
         private def nextChunk = if (started) chunks.higherKey(at) else chunks.ceilingKey(from)
 
         override def next(): Boolean = {
           if (!started) load(kind, from, from)
           var e = nextEntry
           var c = nextChunk
-          while (c != null && c <= to && (e == null || c < e.getKey)) {
+          while (c != null && c <= to && (e == entries.size || c < entries.timeAt(e))) {
             loadChunk(kind, c)
             e = nextEntry
             c = nextChunk
           }
           started = true
-          if (e == null || e.getKey > to) false
-          else { at = e.getKey; set(at, e.getValue); true }
+          if (e == entries.size || entries.timeAt(e) > to) false
+          else { at = entries.timeAt(e); set(at, entries.valueAt(e)); true }
         }
       }
     }

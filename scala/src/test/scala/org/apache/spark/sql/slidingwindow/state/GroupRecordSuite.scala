@@ -57,14 +57,14 @@ class GroupRecordSuite {
       val chunked = kinds.map(_ -> new java.util.TreeMap[java.lang.Long, UnsafeRow]).toMap
       for (kind <- kinds; first <- Seq.fill(rnd.nextInt(3))(1000L + rnd.nextInt(1000) * 10L).distinct) {
         val chunk = chunked(kind)
-        val rows = new java.util.TreeMap[java.lang.Long, UnsafeRow]
+        val rows = new TimeRows
         for (i <- 0 until 1 + rnd.nextInt(3)) {
           rows.put(first + i, codec.partialValue(randomBuffer(rnd, bufferSchema)).copy())
         }
         if (chunk.isEmpty || !chunk.keySet.toArray.exists(t => math.abs(t.asInstanceOf[java.lang.Long] - first) < 10)) {
-          written.chunks(kind).put(first, ColdChunk(first, rows.lastKey, rows.size))
-          chunk.putAll(rows)
-          chunkValues += ((kind, first, codec.recordValue(null, written.chunkContents(rows)).copy()))
+          written.chunks(kind).put(first, ColdChunk(first, rows.timeAt(rows.size - 1), rows.size))
+          for (i <- 0 until rows.size) chunk.put(rows.timeAt(i), rows.valueAt(i))
+          chunkValues += ((kind, first, codec.recordValue(null, written.chunkContents(rows, 0, rows.size)).copy()))
         }
       }
       written.nextVisit = if (rnd.nextBoolean()) GroupRecord.NoVisit else rnd.nextLong()
@@ -90,11 +90,11 @@ class GroupRecordSuite {
       // A chunk's value read back brings its rows into the record, byte for byte.
       for ((kind, _, chunkValue) <- chunkValues) read.loadChunk(kind, chunkValue, codec)
       for (kind <- kinds; time <- chunked(kind).keySet.toArray) {
-        assertEquals(s"sequence $seq: $kind chunk row at $time", chunked(kind).get(time), read.entries(kind).get(time))
+        assertEquals(s"sequence $seq: $kind chunk row at $time", chunked(kind).get(time), read.entries(kind).get(time.asInstanceOf[java.lang.Long].longValue))
       }
       for (kind <- kinds) {
         val entries = read.entries(kind)
-        val inRecord = entries.keySet.toArray.toSeq.map(_.asInstanceOf[Long]).filterNot(t => chunked(kind).containsKey(t))
+        val inRecord = entries.timesArray.toSeq.filterNot(t => chunked(kind).containsKey(t))
         assertEquals(s"sequence $seq: $kind times", expected(kind).keys.toSeq, inRecord)
         for ((time, row) <- expected(kind)) {
           assertEquals(s"sequence $seq: $kind at $time", row, entries.get(time))
