@@ -143,6 +143,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   // Times of a group's rows to remove once its visit is done (its cursors may still read them):
   // a spillable queue of primitive longs, as a visit can expire millions.
   private lazy val toRemove = new LongQueue
+  private val ignoreTime: Long => Unit = _ => ()
 
   /**
    * Append mode: the visit of a group, in steps. It continues the group's sweep from the state,
@@ -161,17 +162,22 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     // Every window left open after this visit starts after watermark - S.
     private val expiresBefore = expiryTime(watermark)
     private val sweep = if (resweep) memorySweep else storedSweep
+    // Which Partial rows the visit removes: those that expire (older than every window left open),
+    // or where a queue's front does not keep them (state format 2), those its flips move into the
+    // front; expired times are then in no row once evicted from the queue.
+    private val removeExpired = resweep || state.frontKeepsPartials
 
     toRemove.clear()
     if (!resweep) {
       storedQueue.clear()
       front.open(group)
-      back.open(group, for (from <- backOldest; to <- lastPushed) yield (from, to))
+      back.open(group, for (from <- backOldest; to <- lastPushed) yield (from, to),
+        if (removeExpired) ignoreTime else toRemove.add)
       backOldest.foreach(storedQueue.restoreBack(codec.buffer(meta.get), _))
     }
-    private val earlier = lastPushed.map(p => state.rows(group, Partial, Long.MinValue, p))
-    sweep.resume(lastPushed, earlier.map(new StoredRightStarts(_, sizeMicros, expiresBefore, toRemove.add))
-      .getOrElse(Starts.empty))
+    private val earlier = lastPushed.map(state.pushedTimes(group, _))
+    sweep.resume(lastPushed, earlier.map(new StoredRightStarts(_, sizeMicros, expiresBefore,
+      if (removeExpired) toRemove.add else ignoreTime)).getOrElse(Starts.empty))
     private val fresh = state.rows(group, Partial, lastPushed.map(_ + 1).getOrElse(Long.MinValue), Long.MaxValue)
 
     // A window ending at or below the late-events watermark (the previous micro-batch's) holds
@@ -197,7 +203,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
             firstUnpushed = Some(fresh.time)
             freshDone = true
           } else {
-            if (fresh.time < expiresBefore) toRemove.add(fresh.time)
+            if (removeExpired && fresh.time < expiresBefore) toRemove.add(fresh.time)
             // Taken at once: other reads of the state may reuse the cursor's value row.
             pending = codec.buffer(fresh.value)
           }
@@ -220,7 +226,10 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
 
     /** Stores what the visit changed and schedules the group's next visit. */
     private def end(): Unit = {
-      if (!resweep) storedQueue.evictBefore(expiresBefore + 1)
+      // What no window left open holds: times up to watermark - S. Where the front keeps no
+      // Partial rows, a time at exactly watermark - S stays in the queue (it is evicted when the
+      // next window closes): its right window is still open, and its time must stay in a row.
+      if (!resweep) storedQueue.evictBefore(if (removeExpired) expiresBefore + 1 else expiresBefore)
       // When the group needs a visit again: the left window of its first time not pushed, its
       // first right window left open, or, for the clean-up, the end of the last time's right
       // window.

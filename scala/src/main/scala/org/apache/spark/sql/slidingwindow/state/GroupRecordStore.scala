@@ -160,10 +160,15 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
    * Swept again in memory: a group with at most `resweepRows` Partial rows, or with at most
    * [[GroupRecordStore.ResweepRatio]] times the Partial rows it received since it was opened (a
    * visit at its ingestion then pushes most of its rows anyway, and a queue's chunks would be
-   * read and written for them).
+   * read and written for them); and whose queue's front, if it has one, is empty: the front keeps
+   * no Partial rows ([[frontKeepsPartials]]), and a sweep needs every one.
    */
   override def resweepable: Boolean =
-    record.inline && record.count(Partial) <= math.max(resweepRows, GroupRecordStore.ResweepRatio * inserted)
+    record.inline && record.count(Suffix) == 0 &&
+      record.count(Partial) <= math.max(resweepRows, GroupRecordStore.ResweepRatio * inserted)
+
+  /** A flip moves Partial rows into the front, whose Suffix rows then hold their times. */
+  override def frontKeepsPartials: Boolean = false
 
   // Chunks: a large group's rows that its visits do not touch, out of its record. A visit touches
   // the oldest and newest rows of its queue (the right windows of the oldest times, the rows that

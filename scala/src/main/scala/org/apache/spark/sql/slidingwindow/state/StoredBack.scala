@@ -11,17 +11,26 @@ import org.apache.spark.sql.slidingwindow.state.StateRowKind.Partial
  * in the group's Meta row). They are read only when a flip needs them, under the elements pushed
  * in this micro-batch, which are kept in memory. Rows that expired are simply gone: a flip never
  * needs them, as they are older than every window left to close.
+ *
+ * Only a flip pops the back: the times it pops, every one a Partial row of the group, are handed
+ * to `flipped` (state format 2 removes those rows once the front holds them,
+ * [[WindowStateStore.frontKeepsPartials]]).
  */
 final class StoredBack(state: WindowStateStore, memory: RowStack) extends PartialStack {
   private var group: UnsafeRow = _
   private var storedFrom = 0L
   private var storedTo = 0L
   private var storedPending = false
+  private var flipped: Long => Unit = StoredBack.ignore
 
-  /** A group whose stored back holds its Partial rows within `stored` = (oldest, last pushed). */
-  def open(group: UnsafeRow, stored: Option[(Long, Long)]): Unit = {
+  /**
+   * A group whose stored back holds its Partial rows within `stored` = (oldest, last pushed); the
+   * times the flips pop go to `flipped`.
+   */
+  def open(group: UnsafeRow, stored: Option[(Long, Long)], flipped: Long => Unit): Unit = {
     clear()
     this.group = group
+    this.flipped = flipped
     stored.foreach { case (from, to) =>
       storedFrom = from
       storedTo = to
@@ -41,10 +50,15 @@ final class StoredBack(state: WindowStateStore, memory: RowStack) extends Partia
   override def push(time: Long, partial: InternalRow): Unit = memory.push(time, partial)
   override def topTime: Long = { load(); memory.topTime }
   override def top: InternalRow = { load(); memory.top }
-  override def pop(): Unit = { load(); memory.pop() }
+  override def pop(): Unit = { load(); flipped(memory.topTime); memory.pop() }
 
   override def clear(): Unit = {
     memory.clear()
     storedPending = false
+    flipped = StoredBack.ignore
   }
+}
+
+private object StoredBack {
+  val ignore: Long => Unit = _ => ()
 }

@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.{RocksDBStateStoreProvider, StateStore}
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Partial, Suffix}
 
 /**
  * A partition's state store as a streaming windowed aggregation uses it ([[WindowStateLayout]]):
@@ -49,6 +50,25 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
    * them, at most [[RecordLimits.resweepRows]] of them). Such a group keeps no queue.
    */
   def resweepable: Boolean = false
+
+  /**
+   * Whether a group's Partial rows stay in the state once its queue's front holds them, until they
+   * expire (state format 1: the right windows of the times pushed are read from them). State format
+   * 2 removes them when a flip moves them into the front, whose Suffix rows carry their times
+   * ([[pushedTimes]]): each time pushed is then one row, a partial in the back or a suffix in the
+   * front, a third fewer rows for a group with a queue.
+   */
+  def frontKeepsPartials: Boolean = true
+
+  /**
+   * The times of a group pushed into its queue, up to `through` (its last time pushed), that the
+   * state still has, ascending: its Partial rows up to `through`, and where the front does not
+   * keep them ([[frontKeepsPartials]]), after the times of its Suffix rows, which are older. Only
+   * times are read ([[RowCursor.time]]).
+   */
+  def pushedTimes(group: InternalRow, through: Long): RowCursor =
+    if (frontKeepsPartials) rows(group, Partial, Long.MinValue, through)
+    else new FollowedTimes(rows(group, Suffix, Long.MinValue, through), rows(group, Partial, Long.MinValue, through))
 
   /** Whether every group's rows are found through a time index (else `due` returns every group). */
   def hasTimeIndex: Boolean
