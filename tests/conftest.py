@@ -44,6 +44,7 @@ def test_jar() -> str:
 @pytest.fixture(scope="session")
 def spark(test_jar):
     from pyspark.sql import SparkSession
+    from streaming_harness import VERIFY_ROW_COUNT_CONF
 
     builder = (
         SparkSession.builder.master("local[2]")
@@ -54,6 +55,9 @@ def spark(test_jar):
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "2g")
+        # Every micro-batch of every test checks the operator's count of its state rows against
+        # the provider's (RocksDB's own count is off outside the tests: docs/architecture.md).
+        .config(VERIFY_ROW_COUNT_CONF, "true")
     )
     session = swa.configure(builder).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

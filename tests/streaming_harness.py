@@ -259,6 +259,10 @@ def state_store(spark: SparkSession, provider: str):
 
 # The state format of queries started in the block (state/StateFormatVersion.scala).
 STATE_FORMAT_CONF = "spark.sql.slidingWindow.state.formatVersion"
+# Internal: where the operator counts its state rows (state format 2 with RocksDB's time index),
+# the provider counts them too and every micro-batch checks one against the other
+# (state/WindowStateStore.scala); the tests' session sets it (conftest.py).
+VERIFY_ROW_COUNT_CONF = "spark.sql.slidingWindow.state.verifyRowCount"
 # How many Partial and Suffix rows a group keeps in its record (state format 2).
 INLINE_ROWS_CONF = "spark.sql.slidingWindow.state.inlineRows"
 # Append mode, state format 2: groups with at most this many rows are swept again in memory and

@@ -12,10 +12,10 @@ from typing import Dict, List, Set
 
 import pytest
 
-from streaming_harness import (CHECKS, CHUNK_ROWS_CONF, HDFS, HOT_ROWS_CONF, INLINE_ROWS_CONF,
-                               RESWEEP_ROWS_CONF, generate_stream,
-                               has_state_reader, operator_metrics, run_query, session_conf,
-                               sliding_query, state_format, state_store, write_files)
+from streaming_harness import (CHECKS, CHUNK_ROWS_CONF, HDFS, HOT_ROWS_CONF, INLINE_ROWS_CONF, RESWEEP_ROWS_CONF,
+                               ROCKSDB, VERIFY_ROW_COUNT_CONF, generate_stream, has_state_reader,
+                               has_time_index, operator_metrics, run_query, session_conf, sliding_query,
+                               state_format, state_store, write_files)
 
 PARTIAL, SUFFIX, META, RECORD, PARTIAL_CHUNK, SUFFIX_CHUNK = 0, 1, 2, 3, 4, 5
 OPERATOR_ID = 1000
@@ -135,3 +135,26 @@ def test_groups_keeping_chunks_out_of_their_record(spark, provider, tmp_path, mo
                 assert any(SUFFIX_CHUNK in c for c in chunked), "harness: no group kept Suffix rows in chunks"
         else:
             assert not any(chunked), "update mode moved rows into chunks"
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_the_operator_counts_its_state_rows(spark, tmp_path, mode):
+    """With RocksDB's time index, the operator counts its state rows itself (RocksDB's count reads
+    every key before it is written or deleted) and reports them as numRowsTotal. Groups whose rows
+    move into chunks, out of their record and back, restarted at every micro-batch: the counts
+    are those of RocksDB's own count of the same stream, micro-batch by micro-batch (the tests'
+    session checks one against the other; here the first run counts as users run it)."""
+    if not has_time_index(spark, ROCKSDB):
+        pytest.skip(f"Spark {spark.version} has no time index")
+    stream = generate_stream("counts-31", 10_000_000, cases=6)
+    totals = {}
+    for verify in ("false", "true"):
+        with state_store(spark, ROCKSDB), state_format(spark, 2), session_conf(spark, VERIFY_ROW_COUNT_CONF, verify), \
+                session_conf(spark, INLINE_ROWS_CONF, "4"), session_conf(spark, RESWEEP_ROWS_CONF, "0"), \
+                session_conf(spark, CHUNK_ROWS_CONF, "1"), session_conf(spark, HOT_ROWS_CONF, "0"):
+            runs, _ = run_file_by_file(spark, tmp_path / verify, stream, mode, read_state=False)
+        CHECKS[mode](stream, runs)
+        totals[verify] = [m["numRowsTotal"] for m in operator_metrics(runs)]
+    assert totals["false"] == totals["true"], totals
+    assert max(totals["false"]) > 0, totals

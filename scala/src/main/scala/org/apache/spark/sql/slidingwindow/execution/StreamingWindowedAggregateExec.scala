@@ -91,8 +91,14 @@ case class StreamingWindowedAggregateExec(
     val bufferConf = WindowBufferConf(conf)
     val (hasTimeIndex, orderedRows) = (storage.timeIndex, storage.orderedRows)
     val limits = RecordLimits(conf, append)
+    // Where the operator counts its state rows, its stores skip the provider's count, unless the
+    // tests check one against the other.
+    val ownCount = WindowStateStore.countsOwnRows(layout, hasTimeIndex)
+    val verifyCount = ownCount && conf.getConfString(WindowStateStore.verifyRowCountKey, "false").toBoolean
+    val numTotal = longMetric("numTotalStateRows")
 
-    mapPartitionsWithWindowState(child.execute()) { (store: StateStore, rows: Iterator[InternalRow]) =>
+    mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
+        (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
       val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, eviction, limits)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
@@ -115,8 +121,19 @@ case class StreamingWindowedAggregateExec(
         numRead += state.rowsRead
         numMovedToRows += state.groupsMovedToRows
         numMovedToRecords += state.groupsMovedToRecords
+        state.saveRowCount()
         commitTime += timeTakenMs { store.commit() }
         setStoreMetrics(store)
+        // The operator's count of its rows instead of the provider's (this task's part of the
+        // metric), which counts the count's own row where it counts at all (else it reports -1).
+        state.rowCount.foreach { count =>
+          val provider = store.metrics.numKeys
+          if (verifyCount && provider != count + 1) {
+            throw new IllegalStateException(s"state rows counted by the operator: $count, by the provider: " +
+              s"$provider (the count's own row included)")
+          }
+          numTotal.set(count)
+        }
         setOperatorMetrics()
       })
     }

@@ -52,6 +52,12 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
   override def rowsRead: Long = reads + rows.rowsRead
   override def rowsWritten: Long = writes + rows.rowsWritten
   override def rowsRemoved: Long = removes + rows.rowsRemoved
+  override def rowsCreated: Long = creates + rows.rowsCreated
+
+  // With a time index (RocksDB), the rows are counted here, not by the provider.
+  private val count = if (rows.hasTimeIndex) Some(new StoredRowCount(store)) else None
+  override def rowCount: Option[Long] = count.map(_.stored + rowsCreated - rowsRemoved)
+  override def saveRowCount(): Unit = count.foreach(_.save(rowCount.get))
   override def hasTimeIndex: Boolean = rows.hasTimeIndex
   private var movedToRows = 0L
   private var movedToRecords = 0L
@@ -97,6 +103,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
         StateStoreApi.put(store, codec.key(group, Record, 0L), codec.recordValue(record.meta, record.contents()),
           layout.dataFamily)
         writes += 1
+        if (!stored) creates += 1
       } else if (stored) {
         StateStoreApi.remove(store, codec.key(group, Record, 0L), layout.dataFamily)
         removes += 1
@@ -248,6 +255,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
       StateStoreApi.put(store, codec.key(group, StateRowKind.chunkOf(kind), first),
         codec.recordValue(null, record.chunkContents(entries, from, i)), rows.chunkFamily)
       writes += 1
+      if (!loadedChunks.contains((kind, first))) creates += 1 // else it replaces the chunk loaded
       writtenChunks += ((kind, first))
       chunks.put(first, ColdChunk(first, entries.timeAt(i - 1), i - from))
       entries.removeRange(from, i)
@@ -292,9 +300,11 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
     kind match {
       case Meta => record.meta = value.copy()
       case _ if record.inline => load(kind, time, time); record.entries(kind).put(time, value.copy())
+      case _ if created =>
+        rows.insert(group, kind, time, value)
+        record.storedRows += 1
       case _ =>
         rows.put(group, kind, time, value)
-        if (created) record.storedRows += 1
     }
   }
 

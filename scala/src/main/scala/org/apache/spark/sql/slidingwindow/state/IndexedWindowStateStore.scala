@@ -40,6 +40,7 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
   override def schedule(time: Long, group: InternalRow): Unit = {
     StateStoreApi.put(store, codec.indexKey(time, group), nothing, layout.indexFamily)
     writes += 1
+    creates += 1
   }
 
   override def unschedule(time: Long, group: InternalRow): Unit = {

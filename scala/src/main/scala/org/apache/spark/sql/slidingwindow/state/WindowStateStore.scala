@@ -27,9 +27,26 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   protected var reads = 0L
   protected var writes = 0L
   protected var removes = 0L
+  protected var creates = 0L
   def rowsRead: Long = reads
   def rowsWritten: Long = writes
   def rowsRemoved: Long = removes
+  /**
+   * The rows written that did not exist before ([[insert]], [[schedule]] in state format 2, which
+   * keeps one index entry per group): with [[rowsRemoved]], every removal being of a row that
+   * exists, how the number of state rows changed ([[rowCount]]).
+   */
+  def rowsCreated: Long = creates
+
+  /**
+   * The state rows of the partition once this micro-batch's changes are in, where the operator
+   * counts them itself (state format 2 with a time index: [[StoredRowCount]]); None where the
+   * provider does.
+   */
+  def rowCount: Option[Long] = None
+
+  /** Stores [[rowCount]], if the operator counts the rows: call once, before the store commits. */
+  def saveRowCount(): Unit = ()
 
   /** State format 2: the column family of the chunks of large groups' rows. */
   def chunkFamily: String = layout.dataFamily
@@ -87,8 +104,10 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   }
 
   /** Writes a row the group does not have yet ([[put]], where the caller knows it is new). */
-  def insert(group: InternalRow, kind: StateRowKind, time: Long, value: UnsafeRow): Unit =
+  def insert(group: InternalRow, kind: StateRowKind, time: Long, value: UnsafeRow): Unit = {
     put(group, kind, time, value)
+    creates += 1
+  }
 
   /** Removes a row the group has. */
   def remove(group: InternalRow, kind: StateRowKind, time: Long): Unit = {
@@ -158,6 +177,20 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
 
 object WindowStateStore {
   val rocksDbProvider: String = classOf[RocksDBStateStoreProvider].getName
+
+  /**
+   * Whether the operator counts its state rows itself ([[rowCount]]: state format 2 with a time
+   * index), so that its stores need not: Spark's RocksDB provider reads every key before it
+   * writes or deletes it to count them (`trackTotalNumberOfRows`).
+   */
+  def countsOwnRows(layout: WindowStateLayout, hasTimeIndex: Boolean): Boolean =
+    layout.hasGroupRecords && hasTimeIndex
+
+  /**
+   * Internal, for tests: the provider counts the rows too, and every micro-batch checks that the
+   * operator's count ([[rowCount]]) agrees with it.
+   */
+  val verifyRowCountKey = "spark.sql.slidingWindow.state.verifyRowCount"
 
   /**
    * Whether the state has a time index: RocksDB keeps a time-ordered index in a column family

@@ -17,9 +17,13 @@ trait WindowStateStoreWriter extends StateStoreWriter with WatermarkSupport {
   protected def useColumnFamilies: Boolean
   protected def orderedRows: Boolean
 
-  /** `f` on each partition of `input` with its state store. */
-  protected def mapPartitionsWithWindowState[U: ClassTag](input: RDD[InternalRow])(
+  /**
+   * `f` on each partition of `input` with its state store. The provider counts the rows: the
+   * operator counts them itself only with a time index, which Spark 3.5 cannot have.
+   */
+  protected def mapPartitionsWithWindowState[U: ClassTag](input: RDD[InternalRow], providerCountsRows: Boolean)(
       f: (StateStore, Iterator[InternalRow]) => Iterator[U]): RDD[U] = {
+    require(providerCountsRows, "Spark 3.5's stores count their rows")
     val layout = stateLayout
     new StateStoreOps(input).mapPartitionsWithStateStore(
       getStateInfo, layout.keySchema, layout.valueSchema, layout.keyEncoding(orderedRows),

@@ -17,6 +17,8 @@ object StateStoreApi {
   val defaultFamily = "default"
 
   def prefixKeys(schema: StructType, columns: Int): KeyEncoding = columns
+  /** Keys read by key only. */
+  def plainKeys(schema: StructType): KeyEncoding = 0
   def orderedKeys(schema: StructType, ordinals: Seq[Int]): KeyEncoding = unsupported()
 
   def createFamily(store: StateStore, name: String, keySchema: StructType, valueSchema: StructType,

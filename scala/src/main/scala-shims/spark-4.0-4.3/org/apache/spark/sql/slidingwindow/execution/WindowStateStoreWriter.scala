@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.execution.streaming.state.{StateSchemaCompatibilityChecker, StateSchemaValidationResult, StateStore, StateStoreColFamilySchema, StateStoreOps}
+import org.apache.spark.sql.execution.streaming.state.{StateSchemaCompatibilityChecker, StateSchemaValidationResult, StateStore, StateStoreColFamilySchema, StateStoreConf, StateStoreOps}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StateStoreWriter, WatermarkSupport}
 import org.apache.spark.sql.slidingwindow.state.WindowStateLayout
 
@@ -30,13 +30,29 @@ trait WindowStateStoreWriter extends StateStoreWriter with WatermarkSupport {
       getStateInfo, hadoopConf, List(data), session.sessionState, stateSchemaVersion))
   }
 
-  /** `f` on each partition of `input` with its state store. */
-  protected def mapPartitionsWithWindowState[U: ClassTag](input: RDD[InternalRow])(
+  /**
+   * `f` on each partition of `input` with its state store; with `providerCountsRows` false, the
+   * store does not count its keys (RocksDB's `trackTotalNumberOfRows`: a read of every key
+   * before it is written or deleted), as the operator counts its rows itself.
+   */
+  protected def mapPartitionsWithWindowState[U: ClassTag](input: RDD[InternalRow], providerCountsRows: Boolean)(
       f: (StateStore, Iterator[InternalRow]) => Iterator[U]): RDD[U] = {
     val layout = stateLayout
-    new StateStoreOps(input).mapPartitionsWithStateStore(
-      getStateInfo, layout.keySchema, layout.valueSchema, layout.keyEncoding(orderedRows),
-      session.sessionState, Some(session.streams.stateStoreCoordinator),
-      useColumnFamilies = useColumnFamilies)(f)
+    if (providerCountsRows) {
+      new StateStoreOps(input).mapPartitionsWithStateStore(
+        getStateInfo, layout.keySchema, layout.valueSchema, layout.keyEncoding(orderedRows),
+        session.sessionState, Some(session.streams.stateStoreCoordinator),
+        useColumnFamilies = useColumnFamilies)(f)
+    } else {
+      val conf = session.sessionState.conf.clone()
+      conf.setConfString(WindowStateStoreWriter.trackRowsKey, "false")
+      new WindowStateStoreRDD(input, f, getStateInfo, layout.keySchema, layout.valueSchema,
+        layout.keyEncoding(orderedRows), session.sessionState, Some(session.streams.stateStoreCoordinator),
+        useColumnFamilies, new StateStoreConf(conf))
+    }
   }
+}
+
+object WindowStateStoreWriter {
+  val trackRowsKey = "spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows"
 }

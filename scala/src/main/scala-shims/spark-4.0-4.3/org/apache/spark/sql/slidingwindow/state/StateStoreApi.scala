@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.execution.streaming.state.{KeyStateEncoderSpec, PrefixKeyScanStateEncoderSpec, RangeKeyScanStateEncoderSpec, StateStore}
+import org.apache.spark.sql.execution.streaming.state.{KeyStateEncoderSpec, NoPrefixKeyStateEncoderSpec, PrefixKeyScanStateEncoderSpec, RangeKeyScanStateEncoderSpec, StateStore}
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -16,6 +16,8 @@ object StateStoreApi {
 
   /** Keys scanned by their first `columns` columns. */
   def prefixKeys(schema: StructType, columns: Int): KeyEncoding = PrefixKeyScanStateEncoderSpec(schema, columns)
+  /** Keys read by key only. */
+  def plainKeys(schema: StructType): KeyEncoding = NoPrefixKeyStateEncoderSpec(schema)
   /** Keys ordered by the (non-negative or any, per Spark) numeric columns `ordinals`. */
   def orderedKeys(schema: StructType, ordinals: Seq[Int]): KeyEncoding = RangeKeyScanStateEncoderSpec(schema, ordinals)
 
