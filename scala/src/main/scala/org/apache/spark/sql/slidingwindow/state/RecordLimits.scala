@@ -35,7 +35,7 @@ object RecordLimits {
   // chunks, whose cost does not grow with the window.
   val defaultInlineRows = 512
   val defaultResweepRows = 16
-  val defaultChunkRows = 8
+  val defaultChunkRows = 16
   val defaultHotRows = 2
 
   def apply(conf: SQLConf, appendMode: Boolean): RecordLimits = {
