@@ -26,15 +26,17 @@ private[state] final class CompactWriter {
 
   /** `n` as an unsigned varint: 1 byte below 128, at most 10. */
   def varint(n: Long): Unit = {
-    ensure(10)
+    if (size + 10 > bytes.length) ensure(10)
+    val b = bytes
+    var i = size
     var v = n
     while ((v & ~0x7FL) != 0) {
-      bytes(size) = ((v & 0x7F) | 0x80).toByte
-      size += 1
+      b(i) = ((v & 0x7F) | 0x80).toByte
+      i += 1
       v >>>= 7
     }
-    bytes(size) = v.toByte
-    size += 1
+    b(i) = v.toByte
+    size = i + 1
   }
 
   /** `n` zigzag-encoded (small magnitudes, either sign, take few bytes), as a varint. */
@@ -60,15 +62,18 @@ private[state] final class CompactWriter {
 /** Reads what a [[CompactWriter]] wrote, from `at` in `base`. */
 private[state] final class CompactReader(val base: AnyRef, var at: Long) {
   def varint(): Long = {
-    var result = 0L
-    var shift = 0
-    var b = 0
-    do {
-      b = Platform.getByte(base, at)
-      at += 1
+    val in = base
+    var i = at
+    var b = Platform.getByte(in, i)
+    var result = (b & 0x7FL)
+    var shift = 7
+    while ((b & 0x80) != 0) {
+      i += 1
+      b = Platform.getByte(in, i)
       result |= (b & 0x7FL) << shift
       shift += 7
-    } while ((b & 0x80) != 0)
+    }
+    at = i + 1
     result
   }
 

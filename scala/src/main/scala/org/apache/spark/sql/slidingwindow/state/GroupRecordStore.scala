@@ -204,8 +204,12 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
     }
   }
 
+  // Changes of the chunk lists since the group was opened (the cursors' cached lookups).
+  private var chunkChanges = 0L
+
   private def loadChunk(kind: StateRowKind, first: Long): Unit = {
     record.chunks(kind).remove(first)
+    chunkChanges += 1
     val value = StateStoreApi.get(store, codec.key(group, StateRowKind.chunkOf(kind), first), rows.chunkFamily)
     assert(value != null, s"the $kind chunk at $first of a group is missing")
     reads += 1
@@ -258,6 +262,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
       if (!loadedChunks.contains((kind, first))) creates += 1 // else it replaces the chunk loaded
       writtenChunks += ((kind, first))
       chunks.put(first, ColdChunk(first, entries.timeAt(i - 1), i - from))
+      chunkChanges += 1
       entries.removeRange(from, i)
       end -= i - from
     }
@@ -332,10 +337,24 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
       new RowCursor {
         private var started = false
         private var at = 0L // the last time returned
+        private var atIndex = 0 // its position when it was returned
 
-        // Positions are searched again at each row: rows may have been written in between.
-        private def nextEntry = if (started) entries.higherIndex(at) else entries.ceilingIndex(from)
-        private def nextChunk = if (started) chunks.higherKey(at) else chunks.ceilingKey(from)
+        // Rows may have been written in between: the position of the last row returned is checked,
+        // and searched again only if it moved; the next chunk is looked up again only if a chunk
+        // was loaded or moved out since.
+        private def nextEntry =
+          if (!started) entries.ceilingIndex(from)
+          else if (atIndex < entries.size && entries.timeAt(atIndex) == at) atIndex + 1
+          else entries.higherIndex(at)
+        private var chunkSeen = -1L // chunkChanges when `chunkAfter` was looked up
+        private var chunkAfter: java.lang.Long = _
+        private def nextChunk = {
+          if (chunkSeen != chunkChanges || (started && chunkAfter != null && chunkAfter <= at)) {
+            chunkAfter = if (chunks.isEmpty) null else if (started) chunks.higherKey(at) else chunks.ceilingKey(from)
+            chunkSeen = chunkChanges
+          }
+          chunkAfter
+        }
 
         override def next(): Boolean = {
           if (!started) load(kind, from, from)
@@ -348,7 +367,12 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
           }
           started = true
           if (e == entries.size || entries.timeAt(e) > to) false
-          else { at = entries.timeAt(e); set(at, entries.valueAt(e)); true }
+          else {
+            at = entries.timeAt(e)
+            atIndex = e
+            set(at, entries.valueAt(e))
+            true
+          }
         }
       }
     }

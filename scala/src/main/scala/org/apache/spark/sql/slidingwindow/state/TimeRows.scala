@@ -49,21 +49,26 @@ private[state] final class TimeRows {
 
   /** Sets the row at `time` (appending, the common case, without a search). */
   def put(time: Long, value: UnsafeRow): Unit = {
-    val i = indexOf(time)
-    if (i >= 0) {
-      values(i) = value
+    if (count == 0 || time > times(count - 1)) {
+      insertAt(count, time, value)
     } else {
-      val at = -i - 1
-      if (count == times.length) {
-        times = java.util.Arrays.copyOf(times, 2 * count)
-        values = java.util.Arrays.copyOf(values, 2 * count)
-      }
+      val i = java.util.Arrays.binarySearch(times, 0, count, time)
+      if (i >= 0) values(i) = value else insertAt(-i - 1, time, value)
+    }
+  }
+
+  private def insertAt(at: Int, time: Long, value: UnsafeRow): Unit = {
+    if (count == times.length) {
+      times = java.util.Arrays.copyOf(times, 2 * count)
+      values = java.util.Arrays.copyOf(values, 2 * count)
+    }
+    if (at < count) {
       System.arraycopy(times, at, times, at + 1, count - at)
       System.arraycopy(values, at, values, at + 1, count - at)
-      times(at) = time
-      values(at) = value
-      count += 1
     }
+    times(at) = time
+    values(at) = value
+    count += 1
   }
 
   /** Removes the row at `time`, if any. */
