@@ -44,6 +44,13 @@ private[state] final class CompactWriter {
 
   def byte(b: Int): Unit = { ensure(1); bytes(size) = b.toByte; size += 1 }
 
+  /** `v`'s 8 bytes as they are, in the platform's byte order (as a buffer's bytes are copied). */
+  def rawLong(v: Long): Unit = {
+    ensure(8)
+    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + size, v)
+    size += 8
+  }
+
   /** `length` bytes from `base` at `offset` (an `UnsafeRow`'s, or an array's). */
   def copy(base: AnyRef, offset: Long, length: Int): Unit = {
     ensure(length)

@@ -49,8 +49,8 @@ private[state] final class GroupRecord(numValueFields: Int) {
   var nextVisit: Long = NoVisit
   var indexed: Long = NoVisit
   var storedRows: Int = Inline
-  private val partials = new TimeRows
-  private val suffixes = new TimeRows
+  private val partials = new TimeRows(numValueFields)
+  private val suffixes = new TimeRows(numValueFields)
   private val partialChunks = new JTreeMap[java.lang.Long, ColdChunk]
   private val suffixChunks = new JTreeMap[java.lang.Long, ColdChunk]
 
@@ -126,18 +126,38 @@ private[state] final class GroupRecord(numValueFields: Int) {
   }
 
   /**
-   * Reads a section of rows of `kind` into [[entries]]. Their values are rebuilt, 8-byte aligned,
-   * into one array: a buffer kept alone becomes the value that held it.
+   * Reads a section of rows of `kind` into [[entries]]. A packed section's buffers are kept as
+   * their words, and become values when they are read ([[TimeRows.appendWords]]); other values are
+   * rebuilt, 8-byte aligned, into one array: a buffer kept alone becomes the value that held it.
    */
   private def readSection(in: CompactReader, kind: StateRowKind): Unit = {
     val count = in.varint().toInt
     if (count == 0) return
     val fixed = in.varint().toInt
     val packed = fixed > 0 && in.byte() == Packed
+    if (packed) readPacked(in, entries(kind), count, fixed / 8)
+    else readRebuilt(in, entries(kind), count, fixed)
+  }
+
+  private def readPacked(in: CompactReader, rows: TimeRows, count: Int, n: Int): Unit = {
+    val words = previousWords(n)
+    var time = 0L
+    var i = 0
+    while (i < count) {
+      time += in.signed()
+      var w = 0
+      while (w < n) {
+        words(w) += in.signed()
+        w += 1
+      }
+      rows.appendWords(time, words, 0, n)
+      i += 1
+    }
+  }
+
+  private def readRebuilt(in: CompactReader, rows: TimeRows, count: Int, fixed: Int): Unit = {
     val rebuiltBytes = if (fixed > 0) count.toLong * (valueFixedBytes + fixed) else rebuiltBytesOf(in, count)
     val rebuilt = new Array[Byte](Math.toIntExact(rebuiltBytes))
-    val words = if (packed) previousWords(fixed / 8) else null
-    val rows = entries(kind)
     var to = Platform.BYTE_ARRAY_OFFSET.toLong
     var time = 0L
     var i = 0
@@ -148,17 +168,8 @@ private[state] final class GroupRecord(numValueFields: Int) {
       val row = new UnsafeRow(numValueFields)
       if (alone) {
         writeBufferValueHeader(size, rebuilt, to)
-        if (packed) {
-          var w = 0
-          while (w < words.length) {
-            words(w) += in.signed()
-            Platform.putLong(rebuilt, to + valueFixedBytes + 8L * w, words(w))
-            w += 1
-          }
-        } else {
-          Platform.copyMemory(in.base, in.at, rebuilt, to + valueFixedBytes, size)
-          in.skip(size)
-        }
+        Platform.copyMemory(in.base, in.at, rebuilt, to + valueFixedBytes, size)
+        in.skip(size)
         row.pointTo(rebuilt, to, valueFixedBytes + size)
         to += valueFixedBytes + size
       } else {
@@ -200,7 +211,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
   // A value that holds a buffer alone: its null bits (every field null but the buffer), the
   // buffer's offset and size in the first field's slot, the other slots 0, then the buffer: as
   // an UnsafeProjection of (buffer, null, ...) writes it.
-  private val valueFixedBytes = UnsafeRow.calculateBitSetWidthInBytes(numValueFields) + 8 * numValueFields
+  private val valueFixedBytes = TimeRows.valueFixedBytes(numValueFields)
   private val nullsButBuffer = {
     require(numValueFields <= 64, "a value's null bits fit in one word")
     (if (numValueFields == 64) -1L else (1L << numValueFields) - 1) & ~1L
@@ -298,6 +309,27 @@ private[state] final class GroupRecord(numValueFields: Int) {
       val time = rows.timeAt(i)
       out.signed(time - previous)
       previous = time
+      if (rows.keptAsWords(i)) {
+        val n = rows.wordsPerRow
+        if (fixed == 0) {
+          out.byte(BufferAlone)
+          out.varint(8 * n)
+        }
+        var w = 0
+        while (w < n) {
+          val word = rows.bufferWord(i, w)
+          if (packed) {
+            val before = out.position
+            out.signed(word - words(w))
+            words(w) = word
+            wordBytes += out.position - before
+          } else {
+            out.rawLong(word)
+          }
+          w += 1
+        }
+        i += 1
+      } else {
       val row = rows.valueAt(i)
       i += 1
       if (fixed > 0 || bufferOnly(row)) {
@@ -325,6 +357,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
         out.varint(row.getSizeInBytes)
         out.copy(row.getBaseObject, row.getBaseOffset, row.getSizeInBytes)
       }
+      }
     }
     wordBytes
   }
@@ -334,10 +367,12 @@ private[state] final class GroupRecord(numValueFields: Int) {
     var size = -1
     var i = from
     while (i < until) {
-      val row = rows.valueAt(i)
+      val bytes = if (rows.keptAsWords(i)) 8 * rows.wordsPerRow else {
+        val row = rows.valueAt(i)
+        if (!bufferOnly(row)) return 0
+        row.getLong(0).toInt
+      }
       i += 1
-      if (!bufferOnly(row)) return 0
-      val bytes = row.getLong(0).toInt
       if (size >= 0 && bytes != size) return 0
       size = bytes
     }

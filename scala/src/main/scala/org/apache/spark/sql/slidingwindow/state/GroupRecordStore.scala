@@ -370,10 +370,15 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
           else {
             at = entries.timeAt(e)
             atIndex = e
-            set(at, entries.valueAt(e))
+            set(at, null)
             true
           }
         }
+
+        // Read only if asked for: a row kept as words becomes a value then (most cursors of a
+        // visit read times only).
+        override def value: UnsafeRow =
+          if (atIndex < entries.size && entries.timeAt(atIndex) == at) entries.valueAt(atIndex) else entries.get(at)
       }
     }
   }

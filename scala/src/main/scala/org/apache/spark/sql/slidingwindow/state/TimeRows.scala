@@ -1,20 +1,30 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.unsafe.Platform
 
 /**
- * Rows by time, ascending, in two parallel arrays: the rows of one kind that a [[GroupRecord]]
- * holds. A visit reads them in order, adds at the newest end, removes at the oldest and moves
- * runs of them out to chunks; a group's record holds a few dozen at most. Sorted arrays do all
- * of that with binary searches and short array copies, where a `java.util.TreeMap` allocated a
- * node and a boxed time per row at each read of the record (a tenth of the samples of a large
- * window's visits, with the O(n) sizes of its range views).
+ * Rows by time, ascending, in parallel arrays: the rows of one kind that a [[GroupRecord]] holds.
+ * A visit reads them in order, adds at the newest end, removes at the oldest and moves runs of
+ * them out to chunks; a group's record holds a few dozen at most. Sorted arrays do all of that
+ * with binary searches and short array copies, where a `java.util.TreeMap` allocated a node and
+ * a boxed time per row at each read of the record (a tenth of the samples of a large window's
+ * visits, with the O(n) sizes of its range views).
+ *
+ * A row read from a record's packed section, a value that holds a buffer of fixed width and
+ * nothing else, is kept as its buffer's words ([[appendWords]]) and becomes an `UnsafeRow` only
+ * when it is read ([[valueAt]]): a visit reads a few of the rows of its record, and writes them
+ * all back from their words ([[bufferWord]]).
  *
  * Indexes are positions in time order, valid until the next change.
+ *
+ * @param numValueFields the fields of the layout's values (the buffer first)
  */
-private[state] final class TimeRows {
+private[state] final class TimeRows(numValueFields: Int) {
   private var times = new Array[Long](16)
-  private var values = new Array[UnsafeRow](16)
+  private var values = new Array[UnsafeRow](16) // null: the row is kept as words
+  private var words = new Array[Long](0) // `width` words per row, those of the rows kept as words
+  private var width = 0
   private var count = 0
 
   def size: Int = count
@@ -26,7 +36,21 @@ private[state] final class TimeRows {
   }
 
   def timeAt(i: Int): Long = times(i)
-  def valueAt(i: Int): UnsafeRow = values(i)
+
+  /** The row at position `i` (one kept as words becomes a row, kept from then on). */
+  def valueAt(i: Int): UnsafeRow = {
+    if (values(i) == null) values(i) = TimeRows.bufferValue(numValueFields, words, i * width, width)
+    values(i)
+  }
+
+  /** Whether the row at `i` is kept as the `width` words of a buffer alone ([[bufferWord]]). */
+  def keptAsWords(i: Int): Boolean = values(i) == null
+
+  /** The words of the buffers of rows kept as words. */
+  def wordsPerRow: Int = width
+
+  /** Word `w` of the buffer of the row at `i`, kept as words. */
+  def bufferWord(i: Int, w: Int): Long = words(i * width + w)
 
   /** The position of the first row at or after `time` (`size` if none). */
   def ceilingIndex(time: Long): Int = {
@@ -44,30 +68,48 @@ private[state] final class TimeRows {
 
   def get(time: Long): UnsafeRow = {
     val i = indexOf(time)
-    if (i >= 0) values(i) else null
+    if (i >= 0) valueAt(i) else null
   }
 
   /** Sets the row at `time` (appending, the common case, without a search). */
   def put(time: Long, value: UnsafeRow): Unit = {
-    if (count == 0 || time > times(count - 1)) {
-      insertAt(count, time, value)
-    } else {
-      val i = java.util.Arrays.binarySearch(times, 0, count, time)
-      if (i >= 0) values(i) = value else insertAt(-i - 1, time, value)
+    val at = if (count == 0 || time > times(count - 1)) -count - 1 else java.util.Arrays.binarySearch(times, 0, count, time)
+    if (at >= 0) values(at) = value
+    else {
+      insertAt(-at - 1, time)
+      values(-at - 1) = value
     }
   }
 
-  private def insertAt(at: Int, time: Long, value: UnsafeRow): Unit = {
+  /**
+   * Adds, at `time`, a value that holds a buffer of `n` words (`n` the same for every such row)
+   * and nothing else, from `source` at `from`: kept as words until it is read.
+   */
+  def appendWords(time: Long, source: Array[Long], from: Int, n: Int): Unit = {
+    if (n != width) {
+      (0 until count).foreach(valueAt) // rows of another width (none, where buffers have a fixed width)
+      width = n
+      words = new Array[Long](times.length * n)
+    }
+    val at = if (count == 0 || time > times(count - 1)) count else -java.util.Arrays.binarySearch(times, 0, count, time) - 1
+    assert(at >= 0, s"a row at $time is held already")
+    insertAt(at, time)
+    System.arraycopy(source, from, words, at * width, n)
+  }
+
+  private def insertAt(at: Int, time: Long): Unit = {
     if (count == times.length) {
       times = java.util.Arrays.copyOf(times, 2 * count)
       values = java.util.Arrays.copyOf(values, 2 * count)
+      if (width > 0) words = java.util.Arrays.copyOf(words, 2 * count * width)
     }
     if (at < count) {
       System.arraycopy(times, at, times, at + 1, count - at)
       System.arraycopy(values, at, values, at + 1, count - at)
+      if (width > 0) System.arraycopy(words, at * width, words, (at + 1) * width, (count - at) * width)
     }
     times(at) = time
-    values(at) = value
+    values(at) = null
     count += 1
   }
 
@@ -81,10 +123,39 @@ private[state] final class TimeRows {
   def removeRange(from: Int, until: Int): Unit = if (from < until) {
     System.arraycopy(times, until, times, from, count - until)
     System.arraycopy(values, until, values, from, count - until)
+    if (width > 0) System.arraycopy(words, until * width, words, from * width, (count - until) * width)
     java.util.Arrays.fill(values.asInstanceOf[Array[AnyRef]], count - (until - from), count, null)
     count -= until - from
   }
 
   /** The times held, ascending (a copy). */
   def timesArray: Array[Long] = java.util.Arrays.copyOf(times, count)
+}
+
+private[state] object TimeRows {
+  /** The bytes of a value's fields before its variable-length part: its null bits and slots. */
+  def valueFixedBytes(numValueFields: Int): Int =
+    UnsafeRow.calculateBitSetWidthInBytes(numValueFields) + 8 * numValueFields
+
+  /**
+   * A value that holds a buffer alone, of the `n` words at `from`: its null bits (every field null
+   * but the buffer), the buffer's offset and size in the first field's slot, the other slots 0,
+   * then the buffer: as an UnsafeProjection of (buffer, null, ...) writes it.
+   */
+  def bufferValue(numValueFields: Int, words: Array[Long], from: Int, n: Int): UnsafeRow = {
+    require(numValueFields <= 64, "a value's null bits fit in one word")
+    val fixed = valueFixedBytes(numValueFields)
+    val bytes = new Array[Byte](fixed + 8 * n)
+    val base = Platform.BYTE_ARRAY_OFFSET.toLong
+    Platform.putLong(bytes, base, (if (numValueFields == 64) -1L else (1L << numValueFields) - 1) & ~1L)
+    Platform.putLong(bytes, base + 8, (fixed.toLong << 32) | (8L * n))
+    var w = 0
+    while (w < n) {
+      Platform.putLong(bytes, base + fixed + 8L * w, words(from + w))
+      w += 1
+    }
+    val row = new UnsafeRow(numValueFields)
+    row.pointTo(bytes, bytes.length)
+    row
+  }
 }

@@ -1,5 +1,6 @@
 package org.apache.spark.sql.slidingwindow.state
 
+import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import org.junit.Assert._
@@ -57,7 +58,7 @@ class GroupRecordSuite {
       val chunked = kinds.map(_ -> new java.util.TreeMap[java.lang.Long, UnsafeRow]).toMap
       for (kind <- kinds; first <- Seq.fill(rnd.nextInt(3))(1000L + rnd.nextInt(1000) * 10L).distinct) {
         val chunk = chunked(kind)
-        val rows = new TimeRows
+        val rows = new TimeRows(layout.valueSchema.length)
         for (i <- 0 until 1 + rnd.nextInt(3)) {
           rows.put(first + i, codec.partialValue(randomBuffer(rnd, bufferSchema)).copy())
         }
@@ -99,6 +100,37 @@ class GroupRecordSuite {
         for ((time, row) <- expected(kind)) {
           assertEquals(s"sequence $seq: $kind at $time", row, entries.get(time))
         }
+      }
+
+      // Written again as read (rows of packed sections kept as words, some of them read), with
+      // rows added and removed, and read back: every row, byte for byte.
+      val again = kinds.map(kind => kind -> (expected(kind) ++ chunked(kind).asScala.map {
+        case (t, v) => t.longValue -> v
+      })).toMap
+      val fresh = new GroupRecord(layout.valueSchema.length)
+      fresh.load(value, codec)
+      for ((kind, _, chunkValue) <- chunkValues) fresh.loadChunk(kind, chunkValue, codec)
+      for (kind <- kinds) {
+        val entries = fresh.entries(kind)
+        for (i <- 0 until entries.size if rnd.nextInt(3) == 0) entries.valueAt(i)
+        for (_ <- 0 until rnd.nextInt(3) if entries.size > 0) {
+          val t = entries.timeAt(rnd.nextInt(entries.size))
+          entries.remove(t)
+          again(kind) -= t
+        }
+        for (_ <- 0 until rnd.nextInt(3)) {
+          val t = 5000L + rnd.nextInt(1000)
+          val v = codec.partialValue(randomBuffer(rnd, bufferSchema)).copy()
+          entries.put(t, v)
+          again(kind)(t) = v
+        }
+        fresh.chunks(kind).clear()
+      }
+      val reread = new GroupRecord(layout.valueSchema.length)
+      reread.load(codec.recordValue(null, fresh.contents()).copy(), codec)
+      for (kind <- kinds) {
+        assertEquals(s"sequence $seq: $kind times written again", again(kind).keys.toSeq, reread.entries(kind).timesArray.toSeq)
+        for ((time, row) <- again(kind)) assertEquals(s"sequence $seq: $kind at $time written again", row, reread.entries(kind).get(time))
       }
     }
   }
