@@ -221,15 +221,23 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
   /**
    * Moves the rows of `kind` that no visit is about to touch out of the record: all but the
    * oldest `head` and the newest `tail`, once there are `chunkRows` more than those, in chunks of
-   * at most `chunkRows` that never span a chunk already out or a row kept. Most visits move
-   * nothing, and find it out from the positions of the chunks' bounds among the rows kept.
+   * at most `chunkRows` that never span a chunk already out or a row kept. At an end that keeps
+   * its newest rows (`tail` > 0: the back of a queue, which grows by a row or a few at each
+   * visit), rows move out a whole chunk at a time, and the rest waits in the record (moving them
+   * all would make a chunk of one row every `chunkRows`). Most visits move nothing, and find it
+   * out from the positions of the chunks' bounds among the rows kept.
    */
   private def spill(kind: StateRowKind, head: Int, tail: Int): Unit = {
     val entries = record.entries(kind)
     val chunks = record.chunks(kind)
     if (entries.isEmpty) return
+    // The rows from `from` to the kept tail: all, or where the tail grows, whole chunks.
+    def toTail(from: Int): Int = {
+      val rows = entries.size - tail - from
+      from + (if (tail == 0) rows else rows - rows % chunkRows)
+    }
     if (chunks.isEmpty) {
-      if (entries.size > head + tail + chunkRows) spillRun(kind, head, entries.size - tail)
+      if (entries.size > head + tail + chunkRows) spillRun(kind, head, toTail(head))
     } else {
       // The rows before every chunk (the head), between chunks, and after them (the tail); each
       // run moved out shifts the positions after it.
@@ -239,7 +247,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
       if (before > head + chunkRows) spillRun(kind, head, before)
       spillRun(kind, entries.higherIndex(firstOut), entries.ceilingIndex(lastOut))
       val after = entries.higherIndex(lastOut)
-      if (entries.size - after > tail + chunkRows) spillRun(kind, after, entries.size - tail)
+      if (entries.size - after > tail + chunkRows) spillRun(kind, after, toTail(after))
     }
   }
 
