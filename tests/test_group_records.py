@@ -54,10 +54,13 @@ def run_file_by_file(spark, tmp_path, stream, mode: str, read_state: bool, read=
 
 @pytest.mark.every_spark
 @pytest.mark.parametrize("mode", ["append", "update"])
-@pytest.mark.parametrize("seed,inline_rows", [(1, 2), (2, 3), (3, 4)])
-def test_groups_crossing_the_inline_limit_both_ways(spark, provider, tmp_path, mode, seed, inline_rows):
+@pytest.mark.parametrize("seed,inline_rows,verify", [(1, 2, "true"), (2, 3, "false"), (3, 4, "true")])
+def test_groups_crossing_the_inline_limit_both_ways(spark, provider, tmp_path, mode, seed, inline_rows, verify):
+    """The tests' session has RocksDB count its keys too and checks the operator's count against
+    it (VERIFY_ROW_COUNT_CONF); one seed runs as users do, with RocksDB's count off."""
     stream = generate_stream(f"records-{seed}", 10_000_000, cases=6)
-    with state_format(spark, 2), session_conf(spark, INLINE_ROWS_CONF, str(inline_rows)):
+    with state_format(spark, 2), session_conf(spark, INLINE_ROWS_CONF, str(inline_rows)), \
+            session_conf(spark, VERIFY_ROW_COUNT_CONF, verify):
         runs, states = run_file_by_file(spark, tmp_path, stream, mode,
                                         read_state=provider == HDFS and has_state_reader(spark))
     CHECKS[mode](stream, runs)
@@ -113,8 +116,10 @@ def test_groups_crossing_the_resweep_limit_both_ways(spark, provider, tmp_path, 
 
 @pytest.mark.every_spark
 @pytest.mark.parametrize("mode", ["append", "update"])
-@pytest.mark.parametrize("seed,chunk_rows,hot_rows", [(21, 1, 0), (22, 1, 1), (23, 3, 0)])
-def test_groups_keeping_chunks_out_of_their_record(spark, provider, tmp_path, mode, seed, chunk_rows, hot_rows):
+@pytest.mark.parametrize("seed,chunk_rows,hot_rows,verify",
+                         [(21, 1, 0, "true"), (22, 1, 1, "false"), (23, 3, 0, "true")])
+def test_groups_keeping_chunks_out_of_their_record(spark, provider, tmp_path, mode, seed, chunk_rows, hot_rows,
+                                                   verify):
     """A group larger than `resweepRows` keeps all but its oldest and newest `hotRows` rows of a
     kind in chunks of `chunkRows`, rows of their own out of its record, loaded when a visit
     reaches them and moved out again: with limits so small that every group with a few rows has
@@ -124,7 +129,8 @@ def test_groups_keeping_chunks_out_of_their_record(spark, provider, tmp_path, mo
     stream = generate_stream(f"chunks-{seed}", 10_000_000, cases=6)
     read_state = provider == HDFS and has_state_reader(spark)
     with state_format(spark, 2), session_conf(spark, RESWEEP_ROWS_CONF, "0"), \
-            session_conf(spark, CHUNK_ROWS_CONF, str(chunk_rows)), session_conf(spark, HOT_ROWS_CONF, str(hot_rows)):
+            session_conf(spark, CHUNK_ROWS_CONF, str(chunk_rows)), session_conf(spark, HOT_ROWS_CONF, str(hot_rows)), \
+            session_conf(spark, VERIFY_ROW_COUNT_CONF, verify):
         runs, states = run_file_by_file(spark, tmp_path, stream, mode, read_state)
     CHECKS[mode](stream, runs)
     if states:
