@@ -167,7 +167,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
       val size = if (fixed > 0) fixed else in.varint().toInt
       val row = new UnsafeRow(numValueFields)
       if (alone) {
-        writeBufferValueHeader(size, rebuilt, to)
+        TimeRows.writeBufferValueHeader(numValueFields, size, rebuilt, to)
         Platform.copyMemory(in.base, in.at, rebuilt, to + valueFixedBytes, size)
         in.skip(size)
         row.pointTo(rebuilt, to, valueFixedBytes + size)
@@ -208,19 +208,9 @@ private[state] final class GroupRecord(numValueFields: Int) {
     wordsBuffer
   }
 
-  // A value that holds a buffer alone: its null bits (every field null but the buffer), the
-  // buffer's offset and size in the first field's slot, the other slots 0, then the buffer: as
-  // an UnsafeProjection of (buffer, null, ...) writes it.
+  // A value that holds a buffer alone: its fixed part (TimeRows.writeBufferValueHeader), then the
+  // buffer.
   private val valueFixedBytes = TimeRows.valueFixedBytes(numValueFields)
-  private val nullsButBuffer = {
-    require(numValueFields <= 64, "a value's null bits fit in one word")
-    (if (numValueFields == 64) -1L else (1L << numValueFields) - 1) & ~1L
-  }
-
-  private def writeBufferValueHeader(size: Int, to: Array[Byte], toOffset: Long): Unit = {
-    Platform.putLong(to, toOffset, nullsButBuffer)
-    Platform.putLong(to, toOffset + 8, (valueFixedBytes.toLong << 32) | size)
-  }
 
   /** Whether a value holds its buffer and nothing else (kept as the buffer alone). */
   private def bufferOnly(value: UnsafeRow): Boolean = {

@@ -346,13 +346,14 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
         private var started = false
         private var at = 0L // the last time returned
         private var atIndex = 0 // its position when it was returned
+        private def stillAtIndex = atIndex < entries.size && entries.timeAt(atIndex) == at
 
         // Rows may have been written in between: the position of the last row returned is checked,
         // and searched again only if it moved; the next chunk is looked up again only if a chunk
         // was loaded or moved out since.
         private def nextEntry =
           if (!started) entries.ceilingIndex(from)
-          else if (atIndex < entries.size && entries.timeAt(atIndex) == at) atIndex + 1
+          else if (stillAtIndex) atIndex + 1
           else entries.higherIndex(at)
         private var chunkSeen = -1L // chunkChanges when `chunkAfter` was looked up
         private var chunkAfter: java.lang.Long = _
@@ -386,7 +387,7 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
         // Read only if asked for: a row kept as words becomes a value then (most cursors of a
         // visit read times only).
         override def value: UnsafeRow =
-          if (atIndex < entries.size && entries.timeAt(atIndex) == at) entries.valueAt(atIndex) else entries.get(at)
+          if (stillAtIndex) entries.valueAt(atIndex) else entries.get(at)
       }
     }
   }

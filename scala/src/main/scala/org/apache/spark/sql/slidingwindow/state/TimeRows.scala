@@ -21,6 +21,7 @@ import org.apache.spark.unsafe.Platform
  * @param numValueFields the fields of the layout's values (the buffer first)
  */
 private[state] final class TimeRows(numValueFields: Int) {
+  require(numValueFields <= 64, "a value's null bits fit in one word")
   private var times = new Array[Long](16)
   private var values = new Array[UnsafeRow](16) // null: the row is kept as words
   private var words = new Array[Long](0) // `width` words per row, those of the rows kept as words
@@ -73,7 +74,7 @@ private[state] final class TimeRows(numValueFields: Int) {
 
   /** Sets the row at `time` (appending, the common case, without a search). */
   def put(time: Long, value: UnsafeRow): Unit = {
-    val at = if (count == 0 || time > times(count - 1)) -count - 1 else java.util.Arrays.binarySearch(times, 0, count, time)
+    val at = indexOf(time)
     if (at >= 0) values(at) = value
     else {
       insertAt(-at - 1, time)
@@ -91,8 +92,9 @@ private[state] final class TimeRows(numValueFields: Int) {
       width = n
       words = new Array[Long](times.length * n)
     }
-    val at = if (count == 0 || time > times(count - 1)) count else -java.util.Arrays.binarySearch(times, 0, count, time) - 1
-    assert(at >= 0, s"a row at $time is held already")
+    val i = indexOf(time)
+    assert(i < 0, s"a row at $time is held already")
+    val at = -i - 1
     insertAt(at, time)
     System.arraycopy(source, from, words, at * width, n)
   }
@@ -138,17 +140,22 @@ private[state] object TimeRows {
     UnsafeRow.calculateBitSetWidthInBytes(numValueFields) + 8 * numValueFields
 
   /**
-   * A value that holds a buffer alone, of the `n` words at `from`: its null bits (every field null
-   * but the buffer), the buffer's offset and size in the first field's slot, the other slots 0,
-   * then the buffer: as an UnsafeProjection of (buffer, null, ...) writes it.
+   * Writes, at `toOffset` in `to`, the fixed part of a value that holds a buffer of `size` bytes
+   * alone: its null bits (every field null but the buffer), the buffer's offset and size in the
+   * first field's slot, the other slots 0; the buffer follows: as an UnsafeProjection of
+   * (buffer, null, ...) writes it. At most 64 fields (checked by [[TimeRows]]).
    */
+  def writeBufferValueHeader(numValueFields: Int, size: Int, to: Array[Byte], toOffset: Long): Unit = {
+    Platform.putLong(to, toOffset, (if (numValueFields == 64) -1L else (1L << numValueFields) - 1) & ~1L)
+    Platform.putLong(to, toOffset + 8, (valueFixedBytes(numValueFields).toLong << 32) | size)
+  }
+
+  /** A value that holds a buffer alone, of the `n` words at `from` ([[writeBufferValueHeader]]). */
   def bufferValue(numValueFields: Int, words: Array[Long], from: Int, n: Int): UnsafeRow = {
-    require(numValueFields <= 64, "a value's null bits fit in one word")
     val fixed = valueFixedBytes(numValueFields)
     val bytes = new Array[Byte](fixed + 8 * n)
     val base = Platform.BYTE_ARRAY_OFFSET.toLong
-    Platform.putLong(bytes, base, (if (numValueFields == 64) -1L else (1L << numValueFields) - 1) & ~1L)
-    Platform.putLong(bytes, base + 8, (fixed.toLong << 32) | (8L * n))
+    writeBufferValueHeader(numValueFields, 8 * n, bytes, base)
     var w = 0
     while (w < n) {
       Platform.putLong(bytes, base + fixed + 8L * w, words(from + w))
