@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit.NANOSECONDS
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.physical.Distribution
 import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
@@ -12,7 +12,7 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
-import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
+import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.{RecordLimits, WindowStateLayout, WindowStateStorage, WindowStateStore}
@@ -55,6 +55,17 @@ case class StreamingWindowedAggregateExec(
   override def requiredChildDistribution: Seq[Distribution] =
     if (keys.isEmpty || stateInfo.isEmpty) super.requiredChildDistribution
     else StatefulOperatorPartitioning.getCompatibleDistribution(keys, getStateInfo, conf) :: Nil
+
+  // With RocksDB's ordered rows, the groups come in the byte order of their state keys
+  // (KeyBytesOrder), where the keys' types allow: their records are read and written in
+  // RocksDB's own order. Within a group, as the base says.
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] = {
+    val byKeyBytes = if (storage.orderedRows && conf.getConfString(KeyBytesOrder.enabledKey, "true").toBoolean) {
+      KeyBytesOrder.of(keys)
+    } else None
+    byKeyBytes.map(groups => Seq(groups ++ (order.toSeq :+ time).map(SortOrder(_, Ascending))))
+      .getOrElse(super.requiredChildOrdering)
+  }
 
   override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
     Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"),

@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.streaming.state.{RocksDBStateStoreProvider
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowsContext, StreamingWindowsProcessor, WindowRowWriter}
-import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowFunction, WindowKind}
+import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition, WindowFunction, WindowKind}
 import org.apache.spark.sql.slidingwindow.state.{RecordLimits, WindowStateLayout, WindowStateStore}
 import org.apache.spark.sql.types.{LongType, TimestampType}
 
@@ -20,7 +20,8 @@ import org.apache.spark.sql.types.{LongType, TimestampType}
  * One partition of the streaming benchmark's query (benchmarks/streaming.py), without Spark's
  * query around it: the operator's processor over a RocksDB state store of its own, micro-batch
  * after micro-batch, in one thread. Each micro-batch gives every group `rows` rows spread over
- * 30 seconds of event time, sorted as the operator's input is; the watermark trails the event
+ * 30 seconds of event time, sorted as the operator's input is (groups in the byte order of their
+ * keys, unless `spark.sql.slidingWindow.state.keyBytesOrder` is false); the watermark trails the event
  * time by 10 seconds; the windows go nowhere. For profiling and tuning the operator's state
  * work, where a whole query's figures move by a tenth from run to run, not a test:
  *
@@ -59,6 +60,8 @@ object StreamingOperatorBench {
     // Further settings (the operator's, RocksDB's) as JVM system properties: -Dspark.sql.slidingWindow.state.chunkRows=32
     sys.props.foreach { case (key, value) => if (key.startsWith("spark.sql.")) sqlConf.setConfString(key, value) }
     val limits = RecordLimits(sqlConf, append)
+    val keyBytesOrder = sqlConf.getConfString(KeyBytesOrder.enabledKey, "true").toBoolean
+    def groupOrder(k: Long) = if (keyBytesOrder) KeyBytesOrder.unsignedBytes(k) else k
     val project = UnsafeProjection.create(input.map(_.dataType).toArray)
     val fill = ((windowSeconds * 1000000L + delay) / advance + 2).toInt
     val cycle = math.max(10, ((windowSeconds * 1000000L + delay + advance - 1) / advance).toInt)
@@ -88,7 +91,7 @@ object StreamingOperatorBench {
         }
         java.util.Arrays.sort(rows.asInstanceOf[Array[AnyRef]], (a: AnyRef, b: AnyRef) => {
           val (x, y) = (a.asInstanceOf[UnsafeRow], b.asInstanceOf[UnsafeRow])
-          val c = java.lang.Long.compare(x.getLong(0), y.getLong(0))
+          val c = java.lang.Long.compare(groupOrder(x.getLong(0)), groupOrder(y.getLong(0)))
           if (c != 0) c else java.lang.Long.compare(x.getLong(1), y.getLong(1))
         })
         val began = System.nanoTime()
