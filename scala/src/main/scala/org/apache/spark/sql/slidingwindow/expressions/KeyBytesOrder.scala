@@ -33,7 +33,7 @@ object KeyBytesOrder {
     if (keys.isEmpty || keys.length >= 64 || !keys.forall(k => SlotOrder.supports(k.dataType))) None
     else {
       val nullBits = if (keys.exists(_.nullable)) Seq(NullBitsOrder(keys)) else Nil
-      val slots = keys.map(SlotOrder)
+      val slots = keys.map(SlotOrder(_))
       val variable = keys.filter(k => SlotOrder.variableLength(k.dataType))
       Some((nullBits ++ slots ++ variable).map(SortOrder(_, Ascending)))
     }
