@@ -11,7 +11,7 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.streaming.state.{RocksDBStateStoreProvider, StateStoreConf, StateStoreId}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
-import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowsContext, StreamingWindowsProcessor, WindowRowWriter}
+import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowsContext, StreamingWindowsProcessor, WindowRowWriter, WindowStateStoreWriter}
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition, WindowFunction, WindowKind}
 import org.apache.spark.sql.slidingwindow.state.{RecordLimits, WindowStateLayout, WindowStateStore}
 import org.apache.spark.sql.types.{LongType, TimestampType}
@@ -28,7 +28,10 @@ import org.apache.spark.sql.types.{LongType, TimestampType}
  *   java -cp <test jar>:<main jar>:<every jar of pyspark> org.apache.spark.sql.slidingwindow.StreamingOperatorBench \
  *     [groups 25000] [window seconds 1200] [rows per group per micro-batch 1] [append|update] [rounds 3]
  *
- * Settings of the session (`spark.sql.*`) are read from the JVM's system properties (`-D`).
+ * Settings of the session (`spark.sql.*`) are read from the JVM's system properties (`-D`); the
+ * store is opened with the operator's own settings over them, as a query opens it (RocksDB's
+ * changelog checkpointing on, its key count off). No maintenance thread runs here: with changelog
+ * checkpointing, the snapshots a query's executors upload in the background are not made.
  *
  * It prints, for each round, the mean time of a whole cycle of micro-batches (window + delay)
  * once the windows are full, and the state rows read, written and removed per input row.
@@ -56,7 +59,6 @@ object StreamingOperatorBench {
     val layout = WindowStateLayout(2, Seq(k), DataTypeUtils.fromAttributes(
       aggregates.flatMap(_.aggregateFunction.aggBufferAttributes)))
     val sqlConf = new SQLConf
-    sqlConf.setConfString("spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows", "false")
     // Further settings (the operator's, RocksDB's) as JVM system properties: -Dspark.sql.slidingWindow.state.chunkRows=32
     sys.props.foreach { case (key, value) => if (key.startsWith("spark.sql.")) sqlConf.setConfString(key, value) }
     val limits = RecordLimits(sqlConf, append)
@@ -72,7 +74,8 @@ object StreamingOperatorBench {
       val dir = Files.createTempDirectory("swa-operator-bench").toFile
       val provider = new RocksDBStateStoreProvider
       provider.init(StateStoreId(dir.getAbsolutePath, 0, 0), layout.keySchema, layout.valueSchema,
-        layout.keyEncoding(ordered = true), true, new StateStoreConf(sqlConf), hadoopConf)
+        layout.keyEncoding(ordered = true), true,
+        new StateStoreConf(WindowStateStoreWriter.storeSettings(sqlConf, providerCountsRows = false)), hadoopConf)
       var maxTime = Long.MinValue
       var late: Option[Long] = None
       var nanos = 0L
