@@ -47,6 +47,7 @@ def run(spark, source, checkpoint):
     return rows, plan
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("by_key_bytes", [True, False])
 def test_groups_in_the_byte_order_of_their_keys(spark, tmp_path, by_key_bytes):
     if not has_ordered_rows(spark, ROCKSDB):

@@ -32,6 +32,7 @@ def changelogs(checkpoint):
     return glob.glob(os.path.join(checkpoint, "state", "**", "*.changelog"), recursive=True)
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("first, second", [(None, "false"), ("false", None)])
 def test_changelog_checkpointing_unless_the_session_sets_it(spark, tmp_path, first, second):
     if not has_time_index(spark, ROCKSDB):
