@@ -1,6 +1,6 @@
 """On RocksDB with ordered rows (Spark 4.2 and later), the streaming operator's input is sorted
-with its groups in the byte order of their state keys (docs/performance.md, "The order groups are
-visited in"), not in the order of the keys' values: the plan says so, and the windows are those of
+with its groups in the byte order of their state keys (docs/architecture.md,
+"`StreamingWindowedAggregateExec`: the operator"), not in the order of the keys' values: the plan says so, and the windows are those of
 the reference, as with the keys' own order (`spark.sql.slidingWindow.state.keyBytesOrder` off)."""
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import sliding_window_agg as swa
 from reference import sliding_windows
 from streaming_harness import (BASE, QUERY_TIMEOUT, ROCKSDB, SEC, has_ordered_rows, read_stream,
                                session_conf, state_store, write_files)
+from windows_util import rows_by_window, window_micros
 
 KEY_BYTES_ORDER_CONF = "spark.sql.slidingWindow.state.keyBytesOrder"
 SIZE = 10 * SEC
@@ -36,6 +37,7 @@ def run(spark, source, checkpoint):
     stream = read_stream(spark, source).withWatermark("ts", "5 seconds")
     query = (stream.groupBy("case", "k", swa.sliding_window("ts", "10 seconds"))
              .agg(F.sum("v").alias("total"), F.count("*").alias("n"))
+             .select("case", "k", *window_micros(), "total", "n")
              .writeStream.outputMode("append")
              .foreachBatch(lambda batch, _: rows.extend(batch.collect()))
              .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
@@ -64,14 +66,7 @@ def test_groups_in_the_byte_order_of_their_keys(spark, tmp_path, by_key_bytes):
     else:
         assert "key_bytes_order" not in plan and "Sort [case#" in sort, plan
 
-    expected = {(c, k, s, e): (sum(m[3] for m in ms), len(ms)) for (( c, k), s, e), ms in sliding_windows(
+    expected = {(c, k, s, e): (sum(m[3] for m in ms), len(ms)) for ((c, k), s, e), ms in sliding_windows(
         [e for f in files[:-1] for e in f], SIZE, key=lambda r: (r[0], r[1]), time=lambda r: r[2]).items()}
-    got = {}
-    for r in rows:
-        if r.k != FLUSH[1]:
-            key = (r.case, r.k, r.sliding_window.start, r.sliding_window.end)
-            assert key not in got, f"emitted twice: {key}"
-            got[key] = (r.total, r.n)
-    to_micros = lambda t: int(t.timestamp() * 1_000_000)  # noqa: E731
-    got = {(c, k, to_micros(s), to_micros(e)): v for (c, k, s, e), v in got.items()}
+    got = {w: (r.total, r.n) for w, r in rows_by_window(rows, ["case", "k"]).items() if w[1] != FLUSH[1]}
     assert got == expected

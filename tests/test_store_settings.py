@@ -4,6 +4,7 @@ micro-batch's changes, not RocksDB's files. A checkpoint written either way rest
 other, with the reference's windows."""
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 
@@ -14,6 +15,7 @@ import sliding_window_agg as swa
 from reference import sliding_windows
 from streaming_harness import (BASE, ROCKSDB, SEC, has_time_index, run_query, session_conf, state_store,
                                write_files)
+from windows_util import rows_by_window, window_micros
 
 CHANGELOG_CONF = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 SIZE = 10 * SEC
@@ -25,7 +27,7 @@ FILES = [[(0, k, BASE + (3 * i + j) * SEC, i, 0) for i in range(6) for j, k in e
 
 def windowed(stream):
     return (stream.withWatermark("ts", "5 seconds").groupBy("k", swa.sliding_window("ts", "10 seconds"))
-            .agg(F.sum("v").alias("total")))
+            .agg(F.sum("v").alias("total")).select("k", *window_micros(), "total"))
 
 
 def changelogs(checkpoint):
@@ -40,28 +42,20 @@ def test_changelog_checkpointing_unless_the_session_sets_it(spark, tmp_path, fir
     source, checkpoint = str(tmp_path / "in"), str(tmp_path / "checkpoint")
     rows = []
     for i, value in enumerate((first, second)):
-        write_files(source, FILES[i:i + 1] if i == 0 else FILES[1:], first=i)
+        write_files(source, FILES[:1] if i == 0 else FILES[1:], first=i)
         before = set(changelogs(checkpoint))
-        with state_store(spark, ROCKSDB):
-            if value is None:
-                spark.conf.unset(CHANGELOG_CONF)
-                run = run_query(spark, source, checkpoint, windowed, "append")
-            else:
-                with session_conf(spark, CHANGELOG_CONF, value):
-                    run = run_query(spark, source, checkpoint, windowed, "append")
+        if value is None:
+            spark.conf.unset(CHANGELOG_CONF)
+        setting = contextlib.nullcontext() if value is None else session_conf(spark, CHANGELOG_CONF, value)
+        with state_store(spark, ROCKSDB), setting:
+            run = run_query(spark, source, checkpoint, windowed, "append")
         rows += [r for _, r in run.rows]
         written = set(changelogs(checkpoint)) - before
         if value is None:
             assert written, "no changelog written with the session's setting unset"
         else:
             assert not written, f"changelogs written with {CHANGELOG_CONF}={value}: {sorted(written)}"
-    to_micros = lambda t: int(t.timestamp() * 1_000_000)  # noqa: E731
-    got = {}
-    for r in rows:
-        if r.k != "flush":
-            key = (r.k, to_micros(r.sliding_window.start), to_micros(r.sliding_window.end))
-            assert key not in got, f"emitted twice: {key}"
-            got[key] = r.total
+    got = {w: r.total for w, r in rows_by_window(rows, ["k"]).items() if w[0] != "flush"}
     expected = {(k, s, e): sum(m[3] for m in ms) for (k, s, e), ms in sliding_windows(
         [e for f in FILES[:-1] for e in f], SIZE, key=lambda r: r[1], time=lambda r: r[2]).items()}
     assert got == expected
