@@ -122,6 +122,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
     def isCreated(t: Long): Boolean = within(created, t, t)
 
     private def within(times: Array[Long], from: Long, to: Long): Boolean = {
+      if (times.length == 1) return from <= times(0) && times(0) <= to // one row a micro-batch: the common case
       var i = java.util.Arrays.binarySearch(times, from)
       if (i < 0) i = -i - 1
       i < times.length && times(i) <= to

@@ -40,6 +40,12 @@ import org.apache.spark.unsafe.Platform
  * bytes. Values read from a record or a chunk are rebuilt into one array as it is read:
  * they stay valid while the group is open.
  *
+ * A visit changes a few rows of a record of dozens (update mode adds one and reads them all), so
+ * the rows of its packed sections that are still as they were read ([[TimeRows.origin]]) are
+ * written back by copying their bytes, where re-encoding each word took a fifth of update mode's
+ * visits: a row's bytes are the same when the row before it is the same, so a run of such rows
+ * is copied whole after its first one. The bytes written are the same either way.
+ *
  * @param numValueFields the fields of the layout's values (the buffer first)
  */
 private[state] final class GroupRecord(numValueFields: Int) {
@@ -51,6 +57,9 @@ private[state] final class GroupRecord(numValueFields: Int) {
   var storedRows: Int = Inline
   private val partials = new TimeRows(numValueFields)
   private val suffixes = new TimeRows(numValueFields)
+  // Where the rows of the record's packed sections start in the value loaded ([[readPacked]]).
+  private val partialsRead = new PackedSection
+  private val suffixesRead = new PackedSection
   private val partialChunks = new JTreeMap[java.lang.Long, ColdChunk]
   private val suffixChunks = new JTreeMap[java.lang.Long, ColdChunk]
 
@@ -89,6 +98,8 @@ private[state] final class GroupRecord(numValueFields: Int) {
     storedRows = Inline
     partials.clear()
     suffixes.clear()
+    partialsRead.clear()
+    suffixesRead.clear()
     partialChunks.clear()
     suffixChunks.clear()
   }
@@ -104,8 +115,8 @@ private[state] final class GroupRecord(numValueFields: Int) {
     indexed = Platform.getLong(base, start + 8)
     storedRows = Platform.getInt(base, start + 16)
     val in = new CompactReader(base, start + HeaderBytes)
-    readSection(in, StateRowKind.Partial)
-    readSection(in, StateRowKind.Suffix)
+    readSection(in, StateRowKind.Partial, partialsRead)
+    readSection(in, StateRowKind.Suffix, suffixesRead)
     val chunkCount = in.varint().toInt
     var previous = 0L
     var i = 0
@@ -122,37 +133,44 @@ private[state] final class GroupRecord(numValueFields: Int) {
   /** Reads the value of a chunk of rows of `kind` into the record. */
   def loadChunk(kind: StateRowKind, value: UnsafeRow, codec: WindowStateCodec): Unit = {
     val offsetAndSize = value.getLong(codec.recordContentsOrdinal)
-    readSection(new CompactReader(value.getBaseObject, value.getBaseOffset + (offsetAndSize >>> 32)), kind)
+    readSection(new CompactReader(value.getBaseObject, value.getBaseOffset + (offsetAndSize >>> 32)), kind, null)
   }
 
   /**
    * Reads a section of rows of `kind` into [[entries]]. A packed section's buffers are kept as
    * their words, and become values when they are read ([[TimeRows.appendWords]]); other values are
    * rebuilt, 8-byte aligned, into one array: a buffer kept alone becomes the value that held it.
+   * With `read`, where a packed section's rows start is kept there, and its rows keep their
+   * origin: the record's own sections, whose value stays as it is while the group is open.
    */
-  private def readSection(in: CompactReader, kind: StateRowKind): Unit = {
+  private def readSection(in: CompactReader, kind: StateRowKind, read: PackedSection): Unit = {
     val count = in.varint().toInt
     if (count == 0) return
     val fixed = in.varint().toInt
     val packed = fixed > 0 && in.byte() == Packed
-    if (packed) readPacked(in, entries(kind), count, fixed / 8)
+    if (packed) readPacked(in, entries(kind), count, fixed / 8, read)
     else readRebuilt(in, entries(kind), count, fixed)
   }
 
-  private def readPacked(in: CompactReader, rows: TimeRows, count: Int, n: Int): Unit = {
+  private def readPacked(in: CompactReader, rows: TimeRows, count: Int, n: Int, read: PackedSection): Unit = {
     val words = previousWords(n)
+    if (read != null) read.begin(in.base, count)
     var time = 0L
     var i = 0
     while (i < count) {
+      if (read != null) read.rowStarts(i, in.at)
       time += in.signed()
+      val wordsAt = in.at
       var w = 0
       while (w < n) {
         words(w) += in.signed()
         w += 1
       }
-      rows.appendWords(time, words, 0, n)
+      if (read != null) read.wordsTake(i, in.at - wordsAt)
+      rows.appendWords(time, words, 0, n, if (read != null) i else TimeRows.NoOrigin)
       i += 1
     }
+    if (read != null) read.rowStarts(count, in.at)
   }
 
   private def readRebuilt(in: CompactReader, rows: TimeRows, count: Int, fixed: Int): Unit = {
@@ -225,6 +243,9 @@ private[state] final class GroupRecord(numValueFields: Int) {
 
   private val out = new CompactWriter
 
+  /** The rows [[contents]] and [[chunkContents]] wrote by copying their bytes, since the record was created. */
+  private[state] var rowsCopied = 0L
+
   /** The contents of the record's `__record` field. */
   def contents(): Array[Byte] = {
     out.clear()
@@ -292,36 +313,65 @@ private[state] final class GroupRecord(numValueFields: Int) {
   private def writeRows(rows: TimeRows, from: Int, until: Int, fixed: Int, packed: Boolean): Long = {
     if (fixed > 0) out.byte(if (packed) Packed else 0)
     val words = if (packed) previousWords(fixed / 8) else null
+    val read = if (!packed) null else if (rows eq partials) partialsRead else if (rows eq suffixes) suffixesRead else null
     var wordBytes = 0L
     var previous = 0L
     var i = from
     while (i < until) {
-      val time = rows.timeAt(i)
-      out.signed(time - previous)
-      previous = time
-      if (rows.keptAsWords(i)) {
-        val n = rows.wordsPerRow
-        if (fixed == 0) {
-          out.byte(BufferAlone)
-          out.varint(8 * n)
-        }
+      val origin = rows.origin(i)
+      if (read != null && read.holds(origin) && (if (i == from) origin == 0 else rows.origin(i - 1) == origin - 1)) {
+        // Written as it was read, after the row it followed there: the bytes read, with those of
+        // the rows that still follow it.
+        var last = i
+        while (last + 1 < until && rows.origin(last + 1) == rows.origin(last) + 1) last += 1
+        wordBytes += read.copyRows(out, origin, rows.origin(last))
+        rowsCopied += last + 1 - i
+        previous = rows.timeAt(last)
         var w = 0
-        while (w < n) {
-          val word = rows.bufferWord(i, w)
-          if (packed) {
-            val before = out.position
-            out.signed(word - words(w))
-            words(w) = word
-            wordBytes += out.position - before
-          } else {
-            out.rawLong(word)
-          }
+        while (w < words.length) {
+          words(w) = rows.bufferWord(last, w)
           w += 1
         }
-        i += 1
+        i = last + 1
       } else {
+        val time = rows.timeAt(i)
+        out.signed(time - previous)
+        previous = time
+        wordBytes += writeRow(rows, i, fixed, words)
+        i += 1
+      }
+    }
+    wordBytes
+  }
+
+  /**
+   * The row at `i` of a section after its time: its flag and size without a `fixed` size, then
+   * its bytes, or with `words` (packed), its buffer's words as differences to `words` (the
+   * previous row's, updated). Returns the bytes its words took, packed.
+   */
+  private def writeRow(rows: TimeRows, i: Int, fixed: Int, words: Array[Long]): Long = {
+    val packed = words != null
+    if (rows.keptAsWords(i)) {
+      val n = rows.wordsPerRow
+      if (fixed == 0) {
+        out.byte(BufferAlone)
+        out.varint(8 * n)
+      }
+      val before = out.position
+      var w = 0
+      while (w < n) {
+        val word = rows.bufferWord(i, w)
+        if (packed) {
+          out.signed(word - words(w))
+          words(w) = word
+        } else {
+          out.rawLong(word)
+        }
+        w += 1
+      }
+      if (packed) out.position - before else 0L
+    } else {
       val row = rows.valueAt(i)
-      i += 1
       if (fixed > 0 || bufferOnly(row)) {
         val offsetAndSize = row.getLong(0)
         val bufferOffset = row.getBaseOffset + (offsetAndSize >>> 32)
@@ -334,22 +384,22 @@ private[state] final class GroupRecord(numValueFields: Int) {
             words(w) = word
             w += 1
           }
-          wordBytes += out.position - before
+          out.position - before
         } else {
           if (fixed == 0) {
             out.byte(BufferAlone)
             out.varint(offsetAndSize.toInt)
           }
           out.copy(row.getBaseObject, bufferOffset, offsetAndSize.toInt)
+          0L
         }
       } else {
         out.byte(0)
         out.varint(row.getSizeInBytes)
         out.copy(row.getBaseObject, row.getBaseOffset, row.getSizeInBytes)
-      }
+        0L
       }
     }
-    wordBytes
   }
 
   /** The size of the rows' buffers if every row is a buffer alone of one size, else 0. */
@@ -357,7 +407,8 @@ private[state] final class GroupRecord(numValueFields: Int) {
     var size = -1
     var i = from
     while (i < until) {
-      val bytes = if (rows.keptAsWords(i)) 8 * rows.wordsPerRow else {
+      // A row still as read from a packed section is a buffer alone of its words.
+      val bytes = if (rows.keptAsWords(i) || rows.origin(i) != TimeRows.NoOrigin) 8 * rows.wordsPerRow else {
         val row = rows.valueAt(i)
         if (!bufferOnly(row)) return 0
         row.getLong(0).toInt
@@ -379,6 +430,40 @@ private[state] object GroupRecord {
   private val BufferAlone = 1
   /** The mode byte of a section of buffers written as packed words. */
   private val Packed = 1
+}
+
+/**
+ * Where the rows of a packed section start in the value it was read from, and the bytes their
+ * words take there: to write rows still as they were read by copying their bytes.
+ */
+private[state] final class PackedSection {
+  private var base: AnyRef = _
+  private var starts = new Array[Long](17) // count + 1: where each row starts, then the section's end
+  private var wordBytes = new Array[Long](17) // count + 1: the bytes of the words of the rows before
+
+  def clear(): Unit = base = null
+
+  /** Whether `origin` is the position of a row read into this section since it was cleared. */
+  def holds(origin: Int): Boolean = base != null && origin != TimeRows.NoOrigin
+
+  def begin(base: AnyRef, count: Int): Unit = {
+    this.base = base
+    if (starts.length <= count) {
+      starts = new Array[Long](count + 1)
+      wordBytes = new Array[Long](count + 1)
+    }
+    wordBytes(0) = 0
+  }
+
+  def rowStarts(i: Int, at: Long): Unit = starts(i) = at
+
+  def wordsTake(i: Int, bytes: Long): Unit = wordBytes(i + 1) = wordBytes(i) + bytes
+
+  /** Writes the bytes of the rows at positions [first, last] as read; returns those of their words. */
+  def copyRows(out: CompactWriter, first: Int, last: Int): Long = {
+    out.copy(base, starts(first), (starts(last + 1) - starts(first)).toInt)
+    wordBytes(last + 1) - wordBytes(first)
+  }
 }
 
 /** A run of a group's rows of one kind kept in a row of its own, from `first` to `last`. */

@@ -16,6 +16,10 @@ import org.apache.spark.unsafe.Platform
  * when it is read ([[valueAt]]): a visit reads a few of the rows of its record, and writes them
  * all back from their words ([[bufferWord]]).
  *
+ * A row read from the record's own packed section keeps its position there ([[origin]]), until
+ * it is replaced: the record is written back by copying the bytes of the runs of rows that are
+ * still as they were read ([[GroupRecord]]), where a visit changes a few rows of dozens.
+ *
  * Indexes are positions in time order, valid until the next change.
  *
  * @param numValueFields the fields of the layout's values (the buffer first)
@@ -25,6 +29,7 @@ private[state] final class TimeRows(numValueFields: Int) {
   private var times = new Array[Long](16)
   private var values = new Array[UnsafeRow](16) // null: the row is kept as words
   private var words = new Array[Long](0) // `width` words per row, those of the rows kept as words
+  private var origins = new Array[Int](16) // NoOrigin, or the row's position in the section it was read from
   private var width = 0
   private var count = 0
 
@@ -35,6 +40,13 @@ private[state] final class TimeRows(numValueFields: Int) {
     java.util.Arrays.fill(values.asInstanceOf[Array[AnyRef]], 0, count, null)
     count = 0
   }
+
+  /**
+   * The position of the row at `i` in the packed section it was read from with an origin
+   * ([[appendWords]]), if it is still the row read there (its words, [[bufferWord]], are still
+   * valid, kept as words or not); else [[TimeRows.NoOrigin]].
+   */
+  def origin(i: Int): Int = origins(i)
 
   def timeAt(i: Int): Long = times(i)
 
@@ -75,7 +87,7 @@ private[state] final class TimeRows(numValueFields: Int) {
   /** Sets the row at `time` (appending, the common case, without a search). */
   def put(time: Long, value: UnsafeRow): Unit = {
     val at = indexOf(time)
-    if (at >= 0) values(at) = value
+    if (at >= 0) { values(at) = value; origins(at) = TimeRows.NoOrigin }
     else {
       insertAt(-at - 1, time)
       values(-at - 1) = value
@@ -84,11 +96,13 @@ private[state] final class TimeRows(numValueFields: Int) {
 
   /**
    * Adds, at `time`, a value that holds a buffer of `n` words (`n` the same for every such row)
-   * and nothing else, from `source` at `from`: kept as words until it is read.
+   * and nothing else, from `source` at `from`: kept as words until it is read. `origin`: its
+   * position in the packed section it is read from, if the caller keeps that section's bytes.
    */
-  def appendWords(time: Long, source: Array[Long], from: Int, n: Int): Unit = {
+  def appendWords(time: Long, source: Array[Long], from: Int, n: Int, origin: Int = TimeRows.NoOrigin): Unit = {
     if (n != width) {
       (0 until count).foreach(valueAt) // rows of another width (none, where buffers have a fixed width)
+      java.util.Arrays.fill(origins, 0, count, TimeRows.NoOrigin) // their words are gone
       width = n
       words = new Array[Long](times.length * n)
     }
@@ -96,6 +110,7 @@ private[state] final class TimeRows(numValueFields: Int) {
     assert(i < 0, s"a row at $time is held already")
     val at = -i - 1
     insertAt(at, time)
+    origins(at) = origin
     System.arraycopy(source, from, words, at * width, n)
   }
 
@@ -103,15 +118,18 @@ private[state] final class TimeRows(numValueFields: Int) {
     if (count == times.length) {
       times = java.util.Arrays.copyOf(times, 2 * count)
       values = java.util.Arrays.copyOf(values, 2 * count)
+      origins = java.util.Arrays.copyOf(origins, 2 * count)
       if (width > 0) words = java.util.Arrays.copyOf(words, 2 * count * width)
     }
     if (at < count) {
       System.arraycopy(times, at, times, at + 1, count - at)
       System.arraycopy(values, at, values, at + 1, count - at)
+      System.arraycopy(origins, at, origins, at + 1, count - at)
       if (width > 0) System.arraycopy(words, at * width, words, (at + 1) * width, (count - at) * width)
     }
     times(at) = time
     values(at) = null
+    origins(at) = TimeRows.NoOrigin
     count += 1
   }
 
@@ -125,6 +143,7 @@ private[state] final class TimeRows(numValueFields: Int) {
   def removeRange(from: Int, until: Int): Unit = if (from < until) {
     System.arraycopy(times, until, times, from, count - until)
     System.arraycopy(values, until, values, from, count - until)
+    System.arraycopy(origins, until, origins, from, count - until)
     if (width > 0) System.arraycopy(words, until * width, words, from * width, (count - until) * width)
     java.util.Arrays.fill(values.asInstanceOf[Array[AnyRef]], count - (until - from), count, null)
     count -= until - from
@@ -135,6 +154,9 @@ private[state] final class TimeRows(numValueFields: Int) {
 }
 
 private[state] object TimeRows {
+  /** The [[TimeRows.origin]] of a row not read from a kept section, or replaced since. */
+  val NoOrigin: Int = -1
+
   /** The bytes of a value's fields before its variable-length part: its null bits and slots. */
   def valueFixedBytes(numValueFields: Int): Int =
     UnsafeRow.calculateBitSetWidthInBytes(numValueFields) + 8 * numValueFields

@@ -38,6 +38,7 @@ class GroupRecordSuite {
 
   @Test def recordsRoundTrip(): Unit = {
     val rnd = new Random(7)
+    var copied = 0L
     for (seq <- 0 until 300) {
       val bufferSchema = randomBufferSchema(rnd)
       val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType)()), bufferSchema)
@@ -119,7 +120,9 @@ class GroupRecordSuite {
           again(kind) -= t
         }
         for (_ <- 0 until rnd.nextInt(3)) {
-          val t = 5000L + rnd.nextInt(1000)
+          // Added at the end, or in place of a row (which is then no longer as it was read).
+          val t = if (entries.size > 0 && rnd.nextBoolean()) entries.timeAt(rnd.nextInt(entries.size))
+            else 5000L + rnd.nextInt(1000)
           val v = codec.partialValue(randomBuffer(rnd, bufferSchema)).copy()
           entries.put(t, v)
           again(kind)(t) = v
@@ -132,6 +135,56 @@ class GroupRecordSuite {
         assertEquals(s"sequence $seq: $kind times written again", again(kind).keys.toSeq, reread.entries(kind).timesArray.toSeq)
         for ((time, row) <- again(kind)) assertEquals(s"sequence $seq: $kind at $time written again", row, reread.entries(kind).get(time))
       }
+      // The same bytes as the same rows put into a new record: copied where they are still as
+      // read, encoded elsewhere.
+      assertArrayEquals(s"sequence $seq: bytes written again", writtenFresh(fresh, again, layout.valueSchema.length), fresh.contents())
+      copied += fresh.rowsCopied
+    }
+    assertTrue(s"rows copied: $copied", copied > 50) // 86: packed sections are a part of the random ones
+  }
+
+  /** The contents of a new record with the fields of `record` and the rows `rows`, put one by one. */
+  private def writtenFresh(record: GroupRecord, rows: Map[StateRowKind, scala.collection.mutable.TreeMap[Long, UnsafeRow]],
+      numValueFields: Int): Array[Byte] = {
+    val rebuilt = new GroupRecord(numValueFields)
+    rebuilt.nextVisit = record.nextVisit
+    rebuilt.indexed = record.indexed
+    rebuilt.storedRows = record.storedRows
+    for (kind <- kinds; (time, row) <- rows(kind)) rebuilt.entries(kind).put(time, row)
+    val bytes = rebuilt.contents()
+    assertEquals(0L, rebuilt.rowsCopied)
+    bytes
+  }
+
+  /**
+   * Update mode's visit of a sliding window group: its oldest row expires, a row is added after
+   * the others, every row is read. The record is written back by copying the bytes of all the
+   * rows kept but the first, and they are the bytes a new record with those rows writes.
+   */
+  @Test def rowsAsReadAreCopied(): Unit = {
+    val bufferSchema = StructType(Seq(StructField("count", LongType), StructField("sum", LongType), StructField("max", LongType)))
+    val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType)()), bufferSchema)
+    val codec = layout.codec()
+    val rows = scala.collection.mutable.TreeMap.empty[Long, UnsafeRow]
+    for (i <- 0 until 40) rows(1700000000000000L + i * 30000000L) = codec.partialValue(InternalRow(1L, 100000L * i, 100000L * i)).copy()
+    val first = new GroupRecord(layout.valueSchema.length)
+    for ((t, v) <- rows) first.entries(StateRowKind.Partial).put(t, v)
+    var value = codec.recordValue(null, first.contents()).copy()
+    for (visit <- 1 to 3) {
+      val record = new GroupRecord(layout.valueSchema.length)
+      record.load(value, codec)
+      val partials = record.entries(StateRowKind.Partial)
+      (0 until partials.size).foreach(partials.valueAt)
+      partials.remove(rows.firstKey)
+      rows -= rows.firstKey
+      val t = rows.lastKey + 30000000L
+      rows(t) = codec.partialValue(InternalRow(2L, 7L * visit, 99L)).copy()
+      partials.put(t, rows(t))
+      val contents = record.contents()
+      assertEquals(s"visit $visit: rows copied", 38L, record.rowsCopied)
+      assertArrayEquals(s"visit $visit", writtenFresh(record, Map(StateRowKind.Partial -> rows,
+        StateRowKind.Suffix -> scala.collection.mutable.TreeMap.empty[Long, UnsafeRow]), layout.valueSchema.length), contents)
+      value = codec.recordValue(null, contents).copy()
     }
   }
 
