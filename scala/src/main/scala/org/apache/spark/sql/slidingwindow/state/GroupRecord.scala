@@ -319,7 +319,10 @@ private[state] final class GroupRecord(numValueFields: Int) {
     var i = from
     while (i < until) {
       val origin = rows.origin(i)
-      if (read != null && read.holds(origin) && (if (i == from) origin == 0 else rows.origin(i - 1) == origin - 1)) {
+      // The first row read follows no row; the others follow the row read before them (not one
+      // without an origin: NoOrigin is -1).
+      if (read != null && read.holds(origin) &&
+          (if (i == from) origin == 0 else origin > 0 && rows.origin(i - 1) == origin - 1)) {
         // Written as it was read, after the row it followed there: the bytes read, with those of
         // the rows that still follow it.
         var last = i

@@ -57,7 +57,8 @@ class GroupRecordSuite {
       }
       // Chunks out of the record: listed in it, their rows in values of their own.
       val chunked = kinds.map(_ -> new java.util.TreeMap[java.lang.Long, UnsafeRow]).toMap
-      for (kind <- kinds; first <- Seq.fill(rnd.nextInt(3))(1000L + rnd.nextInt(1000) * 10L).distinct) {
+      // Chunks after the record's rows or before them (a visit loads the older ones in front).
+      for (kind <- kinds; first <- Seq.fill(rnd.nextInt(3))((if (rnd.nextBoolean()) 1000L else -12000L) + rnd.nextInt(1000) * 10L).distinct) {
         val chunk = chunked(kind)
         val rows = new TimeRows(layout.valueSchema.length)
         for (i <- 0 until 1 + rnd.nextInt(3)) {
@@ -140,7 +141,7 @@ class GroupRecordSuite {
       assertArrayEquals(s"sequence $seq: bytes written again", writtenFresh(fresh, again, layout.valueSchema.length), fresh.contents())
       copied += fresh.rowsCopied
     }
-    assertTrue(s"rows copied: $copied", copied > 50) // 86: packed sections are a part of the random ones
+    assertTrue(s"rows copied: $copied", copied > 10) // 38: packed sections are a part of the random ones
   }
 
   /** The contents of a new record with the fields of `record` and the rows `rows`, put one by one. */
