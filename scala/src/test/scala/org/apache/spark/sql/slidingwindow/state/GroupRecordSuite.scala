@@ -145,7 +145,7 @@ class GroupRecordSuite {
   }
 
   /** The contents of a new record with the fields of `record` and the rows `rows`, put one by one. */
-  private def writtenFresh(record: GroupRecord, rows: Map[StateRowKind, scala.collection.mutable.TreeMap[Long, UnsafeRow]],
+  private def writtenFresh(record: GroupRecord, rows: Map[StateRowKind, scala.collection.Map[Long, UnsafeRow]],
       numValueFields: Int): Array[Byte] = {
     val rebuilt = new GroupRecord(numValueFields)
     rebuilt.nextVisit = record.nextVisit
