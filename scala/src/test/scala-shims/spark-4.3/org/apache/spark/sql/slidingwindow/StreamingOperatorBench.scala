@@ -34,7 +34,9 @@ import org.apache.spark.sql.types.{LongType, TimestampType}
  * checkpointing, the snapshots a query's executors upload in the background are not made.
  *
  * It prints, for each round, the mean time of a whole cycle of micro-batches (window + delay)
- * once the windows are full, and the state rows read, written and removed per input row.
+ * once the windows are full, and the state rows read, written and removed per input row; with
+ * `-Dbench.perBatch=true`, also each micro-batch's time and state rows (a cycle's costly
+ * micro-batches: those where the groups, all in step, flip their queues or move out chunks).
  */
 object StreamingOperatorBench {
   def main(args: Array[String]): Unit = {
@@ -62,6 +64,7 @@ object StreamingOperatorBench {
     // Further settings (the operator's, RocksDB's) as JVM system properties: -Dspark.sql.slidingWindow.state.chunkRows=32
     sys.props.foreach { case (key, value) => if (key.startsWith("spark.sql.")) sqlConf.setConfString(key, value) }
     val limits = RecordLimits(sqlConf, append)
+    val perBatch = sys.props.get("bench.perBatch").contains("true")
     val keyBytesOrder = sqlConf.getConfString(KeyBytesOrder.enabledKey, "true").toBoolean
     def groupOrder(k: Long) = if (keyBytesOrder) KeyBytesOrder.unsignedBytes(k) else k
     val project = UnsafeProjection.create(input.map(_.dataType).toArray)
@@ -110,6 +113,8 @@ object StreamingOperatorBench {
         state.saveRowCount()
         val committing = System.nanoTime()
         store.commit()
+        if (perBatch) println(f"micro-batch $batch: ${(System.nanoTime() - began) / 1e6}%.0f ms, state rows read " +
+          f"${state.rowsRead}, written ${state.rowsWritten}, removed ${state.rowsRemoved}")
         if (batch >= fill) {
           nanos += System.nanoTime() - began
           commitNanos += System.nanoTime() - committing
