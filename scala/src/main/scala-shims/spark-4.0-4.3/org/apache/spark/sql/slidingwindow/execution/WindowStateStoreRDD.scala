@@ -12,7 +12,10 @@ import org.apache.spark.sql.types.StructType
 /**
  * Spark's [[StateStoreRDD]], as `mapPartitionsWithStateStore` builds it, with stores opened with
  * `storeConf` instead of the session's (the operator's own store settings: [[WindowStateStoreWriter]]).
- * A store is aborted when its task ends without committing it, as there.
+ * A store is aborted when its task ends without committing it, as there. From Spark 4.1 on, Spark's
+ * two providers' stores also abort themselves (HDFS's when their task ends uncommitted, RocksDB's
+ * when their task fails), and a second abort does nothing (each aborts only while updating): this
+ * listener is needed on 4.0 and harmless after.
  */
 private[execution] final class WindowStateStoreRDD[T: ClassTag, U: ClassTag](
     input: RDD[T],
