@@ -27,8 +27,9 @@ once it has recorded, so it stays out of the figures): the share of CPU samples 
 sampled thread was (RocksDB, this extension, Spark, ...).
 
 `--groups`, `--rows-per-batch` and `--window` run one shape of your own instead; `--only append,window`
-runs some of a shape's queries (no report, their JSON lines only); `--profile --methods 40` also prints
-the 40 methods with the most CPU samples, by samples in the method itself and on the stack.
+runs some of a shape's queries (no report, their JSON lines only, which list each measured
+micro-batch's milliseconds in `batch_ms`); `--profile --methods 40` also prints the 40 methods with
+the most CPU samples, by samples in the method itself and on the stack.
 """
 from __future__ import annotations
 
@@ -122,6 +123,9 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
         "batches": len(steady),
         "rows_per_s": rows / (sum(ms) / 1000),
         "ms_median": statistics.median(ms),
+        # Each measured micro-batch in order: a cycle is not flat (the groups of a large window,
+        # all in step, flip their queues in the same micro-batches: docs/performance.md).
+        "batch_ms": ms,
         "rows_in": rows / len(steady),
         "state_rows": statistics.mean(o["numRowsTotal"] for o in ops),
         "rows_read": statistics.mean(o.get("customMetrics", {}).get("numStateRowsRead", 0) for o in ops),

@@ -37,6 +37,11 @@ def test_streaming_benchmark_runs(tmp_path):
     for query in ("sliding_window, append", "sliding_window, update", "window(), append"):
         assert query in out
     assert "CPU samples (JFR)" in out and "Spark" in out  # the profile: shares by part
+    import json
+    results = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert len(results) == 3
+    for r in results:  # each measured micro-batch's time, in order: 3 (--measured) of each query
+        assert len(r["batch_ms"]) == r["batches"] == 3 and all(ms > 0 for ms in r["batch_ms"]), r
 
 
 def test_memory_benchmark_runs():
