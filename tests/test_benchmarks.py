@@ -3,6 +3,7 @@ no timing assertion belongs in a test). batch also checks that sliding_window an
 query give the same rows, and exits non-zero when they do not."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -37,7 +38,6 @@ def test_streaming_benchmark_runs(tmp_path):
     for query in ("sliding_window, append", "sliding_window, update", "window(), append"):
         assert query in out
     assert "CPU samples (JFR)" in out and "Spark" in out  # the profile: shares by part
-    import json
     results = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert len(results) == 3
     for r in results:  # each measured micro-batch's time, in order: 3 (--measured) of each query
@@ -52,7 +52,6 @@ def test_memory_benchmark_runs():
 
 def test_spark_versions_benchmark_measures_both_queries_on_this_spark():
     """Its child, which each Spark's virtualenv runs, on the Spark of this run."""
-    import json
 
     out = run_benchmark("benchmarks.spark_versions", "--child", "--groups", "50", "--rows-per-batch", "200",
                         "--advance", "10", "--window", "10", "--delay", "5", "--measured", "2",
