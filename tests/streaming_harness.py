@@ -272,6 +272,9 @@ RESWEEP_ROWS_CONF = "spark.sql.slidingWindow.state.resweepRows"
 # chunks of chunkRows rows, out of its record.
 CHUNK_ROWS_CONF = "spark.sql.slidingWindow.state.chunkRows"
 HOT_ROWS_CONF = "spark.sql.slidingWindow.state.hotRows"
+# State format 2 with RocksDB: the bytes of group records an executor keeps between micro-batches
+# (by default a tenth of its heap; 0: none).
+RECORD_CACHE_CONF = "spark.sql.slidingWindow.state.recordCache.maxBytes"
 
 
 def state_format(spark: SparkSession, version: int):

@@ -12,8 +12,8 @@ from typing import Dict, List, Set
 
 import pytest
 
-from streaming_harness import (CHECKS, CHUNK_ROWS_CONF, HDFS, HOT_ROWS_CONF, INLINE_ROWS_CONF, RESWEEP_ROWS_CONF,
-                               ROCKSDB, VERIFY_ROW_COUNT_CONF, generate_stream, has_state_reader,
+from streaming_harness import (CHECKS, CHUNK_ROWS_CONF, HDFS, HOT_ROWS_CONF, INLINE_ROWS_CONF, RECORD_CACHE_CONF,
+                               RESWEEP_ROWS_CONF, ROCKSDB, VERIFY_ROW_COUNT_CONF, generate_stream, has_state_reader,
                                has_time_index, operator_metrics, run_query, session_conf, sliding_query,
                                state_format, state_store, write_files)
 
@@ -164,3 +164,28 @@ def test_the_operator_counts_its_state_rows(spark, tmp_path, mode):
         totals[verify] = [m["numRowsTotal"] for m in operator_metrics(runs)]
     assert totals["false"] == totals["true"], totals
     assert max(totals["false"]) > 0, totals
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_records_read_from_memory_between_micro_batches(spark, tmp_path, mode):
+    """With RocksDB's time index, a micro-batch reads the group records that the one before it
+    committed from the executor's memory (state/RecordCache.scala; the metric
+    numRecordsReadFromCache), also when the query restarts from its checkpoint in the same JVM, as
+    here at every micro-batch, while groups load chunks and move them out again: the windows are
+    exactly the reference's. With the cache off, every record is read from the store, and the
+    windows are the same. (Which records a micro-batch may trust, a rerun's or a failed task's,
+    is tested on the store itself: RecordCacheSuite.)"""
+    if not has_time_index(spark, ROCKSDB):
+        pytest.skip(f"Spark {spark.version} has no time index")
+    stream = generate_stream("cache-41", 10_000_000, cases=6)
+    cached = {}
+    for max_bytes in ("64m", "0"):
+        with state_store(spark, ROCKSDB), state_format(spark, 2), session_conf(spark, RECORD_CACHE_CONF, max_bytes), \
+                session_conf(spark, RESWEEP_ROWS_CONF, "0"), session_conf(spark, CHUNK_ROWS_CONF, "1"), \
+                session_conf(spark, HOT_ROWS_CONF, "0"):
+            runs, _ = run_file_by_file(spark, tmp_path / f"cache{max_bytes}", stream, mode, read_state=False)
+        CHECKS[mode](stream, runs)
+        cached[max_bytes] = [m["customMetrics"]["numRecordsReadFromCache"] for m in operator_metrics(runs)]
+    assert sum(cached["64m"]) > 0, cached
+    assert sum(cached["0"]) == 0, cached

@@ -15,7 +15,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{RecordLimits, WindowStateLayout, WindowStateStorage, WindowStateStore}
+import org.apache.spark.sql.slidingwindow.state.{RecordCache, RecordLimits, WindowStateLayout, WindowStateStorage, WindowStateStore}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -70,6 +70,8 @@ case class StreamingWindowedAggregateExec(
   override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
     Seq(StatefulOperatorCustomSumMetric("numWindowsEmitted", "number of windows emitted"),
       StatefulOperatorCustomSumMetric("numStateRowsRead", "number of state rows read"),
+      StatefulOperatorCustomSumMetric("numRecordsReadFromCache",
+        "number of group records read from the executor's memory instead of the store (state format 2)"),
       StatefulOperatorCustomSumMetric("numGroupsMovedToRows",
         "number of groups whose rows moved out of their record (state format 2)"),
       StatefulOperatorCustomSumMetric("numGroupsMovedToRecords",
@@ -98,10 +100,12 @@ case class StreamingWindowedAggregateExec(
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000)
     val numWindows = longMetric("numWindowsEmitted")
     val numRead = longMetric("numStateRowsRead")
+    val numFromCache = longMetric("numRecordsReadFromCache")
     val (numMovedToRows, numMovedToRecords) = (longMetric("numGroupsMovedToRows"), longMetric("numGroupsMovedToRecords"))
     val bufferConf = WindowBufferConf(conf)
     val (hasTimeIndex, orderedRows) = (storage.timeIndex, storage.orderedRows)
     val limits = RecordLimits(conf, append)
+    val recordCacheBytes = RecordCache.maxBytes(conf)
     // Where the operator counts its state rows, its stores skip the provider's count, unless the
     // tests check one against the other.
     val ownCount = WindowStateStore.countsOwnRows(layout, hasTimeIndex)
@@ -111,7 +115,7 @@ case class StreamingWindowedAggregateExec(
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, eviction, limits)
+      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, eviction, limits, recordCacheBytes)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,
@@ -130,10 +134,12 @@ case class StreamingWindowedAggregateExec(
         numUpdated += state.rowsWritten
         numRemoved += state.rowsRemoved
         numRead += state.rowsRead
+        numFromCache += state.recordsFromCache
         numMovedToRows += state.groupsMovedToRows
         numMovedToRecords += state.groupsMovedToRecords
-        state.saveRowCount()
+        state.prepareCommit()
         commitTime += timeTakenMs { store.commit() }
+        state.committed()
         setStoreMetrics(store)
         // The operator's count of its rows instead of the provider's (this task's part of the
         // metric), which counts the count's own row where it counts at all (else it reports -1).

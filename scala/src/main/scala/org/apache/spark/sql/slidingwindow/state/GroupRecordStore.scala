@@ -33,7 +33,11 @@ import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Rec
  * @param watermark the micro-batch's eviction watermark: visits due at or below it are made by
  *                  this micro-batch.
  */
-private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: Option[Long], limits: RecordLimits)
+private[state] final class GroupRecordStore(
+    rows: WindowStateStore,
+    watermark: Option[Long],
+    limits: RecordLimits,
+    recordCacheBytes: Long)
   extends WindowStateStore(rows.store, rows.layout) {
   import limits._
 
@@ -57,7 +61,18 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
   // With a time index (RocksDB), the rows are counted here, not by the provider.
   private val count = if (rows.hasTimeIndex) Some(new StoredRowCount(store)) else None
   override def rowCount: Option[Long] = count.map(_.stored + rowsCreated - rowsRemoved)
-  override def saveRowCount(): Unit = count.foreach(_.save(rowCount.get))
+
+  // With the row count, the records of the last commit on this executor, if it wrote the version
+  // opened ([[RecordCache]]): taken when the first group is opened.
+  private var cacheHits = 0L
+  override def recordsFromCache: Long = cacheHits
+  private lazy val cache: RecordCache = count.filter(_ => recordCacheBytes != 0)
+    .map(c => RecordCache.take(store.id, c.token, recordCacheBytes)).orNull
+
+  override def prepareCommit(): Unit = count.foreach { c =>
+    c.save(rowCount.get, if (cache != null) cache.token else 0L)
+  }
+  override def committed(): Unit = if (cache != null) RecordCache.publish(store.id, cache, recordCacheBytes)
   override def hasTimeIndex: Boolean = rows.hasTimeIndex
   private var movedToRows = 0L
   private var movedToRecords = 0L
@@ -68,14 +83,21 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
     assert(this.group == null, "a group is open already")
     this.group = group.copy()
     opened = group
-    val value = StateStoreApi.get(store, codec.key(group, Record, 0L), layout.dataFamily)
-    stored = value != null
-    if (stored) {
-      reads += 1
-      record.load(value.copy(), codec)
-    } else {
-      record.clear()
+    val key = codec.key(group, Record, 0L)
+    val cached = if (cache != null) cache.get(key) else null
+    if (cached != null) cacheHits += 1
+    val value = if (cached != null) cached else {
+      val read = StateStoreApi.get(store, key, layout.dataFamily)
+      if (read == null) null
+      else {
+        reads += 1
+        val value = read.copy()
+        if (cache != null) cache.put(key.copy(), value)
+        value
+      }
     }
+    stored = value != null
+    if (stored) record.load(value, codec) else record.clear()
     changed = false
     active = false
     if (loadedChunks.nonEmpty) loadedChunks.clear()
@@ -99,13 +121,16 @@ private[state] final class GroupRecordStore(rows: WindowStateStore, watermark: O
         spill(Suffix, hotRows, 0)
       }
       removeLoadedChunks()
+      val key = codec.key(group, Record, 0L)
       if (!record.isEmpty) {
-        StateStoreApi.put(store, codec.key(group, Record, 0L), codec.recordValue(record.meta, record.contents()),
-          layout.dataFamily)
+        val value = codec.recordValue(record.meta, record.contents())
+        StateStoreApi.put(store, key, value, layout.dataFamily)
+        if (cache != null) cache.put(key.copy(), value.copy())
         writes += 1
         if (!stored) creates += 1
       } else if (stored) {
-        StateStoreApi.remove(store, codec.key(group, Record, 0L), layout.dataFamily)
+        StateStoreApi.remove(store, key, layout.dataFamily)
+        if (cache != null) cache.remove(key)
         removes += 1
       }
     }

@@ -14,6 +14,9 @@ import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructTyp
  * record, that read was a tenth of a micro-batch's CPU. The operator knows which of its writes
  * create a row and which replace one ([[WindowStateStore.rowsCreated]]), so it opens its stores
  * with that tracking off and reports this count as `numRowsTotal` instead.
+ *
+ * The same row holds the token of the commit that wrote it, which says whether the records an
+ * executor cached are those of the version opened ([[RecordCache]]).
  */
 private[state] final class StoredRowCount(store: StateStore) {
   import StoredRowCount._
@@ -27,17 +30,20 @@ private[state] final class StoredRowCount(store: StateStore) {
     row
   }
 
-  /** The count the store's version holds (0 for a store that has none yet). */
-  lazy val stored: Long = {
-    val value = StateStoreApi.get(store, key, Family)
-    if (value == null) 0L else value.getLong(0)
-  }
+  private lazy val value = Option(StateStoreApi.get(store, key, Family)).map(_.copy()).orNull
 
-  /** Writes `count` into the store (before it commits). */
-  def save(count: Long): Unit = {
-    val value = new UnsafeRow(1)
-    value.pointTo(new Array[Byte](16), 16)
+  /** The count the store's version holds (0 for a store that has none yet). */
+  def stored: Long = if (value == null) 0L else value.getLong(0)
+
+  /** The token of the commit that wrote the store's version (0: none). */
+  def token: Long = if (value == null || value.getSizeInBytes < ValueBytes) 0L else value.getLong(1)
+
+  /** Writes `count` and the commit's `token` into the store (before it commits). */
+  def save(count: Long, token: Long): Unit = {
+    val value = new UnsafeRow(2)
+    value.pointTo(new Array[Byte](ValueBytes), ValueBytes)
     value.setLong(0, count)
+    value.setLong(1, token)
     StateStoreApi.put(store, key, value, Family)
   }
 }
@@ -45,5 +51,7 @@ private[state] final class StoredRowCount(store: StateStore) {
 private[state] object StoredRowCount {
   val Family = "row_count"
   private val KeySchema = StructType(Seq(StructField("__id", IntegerType, nullable = false)))
-  private val ValueSchema = StructType(Seq(StructField("__rows", LongType, nullable = false)))
+  private val ValueSchema = StructType(Seq(StructField("__rows", LongType, nullable = false),
+    StructField("__token", LongType, nullable = false)))
+  private val ValueBytes = 24
 }

@@ -38,6 +38,9 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
    */
   def rowsCreated: Long = creates
 
+  /** State format 2: the group records read from the executor's memory ([[RecordCache]]), not the store. */
+  def recordsFromCache: Long = 0L
+
   /**
    * The state rows of the partition once this micro-batch's changes are in, where the operator
    * counts them itself (state format 2 with a time index: [[StoredRowCount]]); None where the
@@ -45,8 +48,14 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
    */
   def rowCount: Option[Long] = None
 
-  /** Stores [[rowCount]], if the operator counts the rows: call once, before the store commits. */
-  def saveRowCount(): Unit = ()
+  /**
+   * Stores what the operator keeps beside the rows, if anything ([[rowCount]], and the token of
+   * the commit: [[RecordCache]]): call once, before the store commits.
+   */
+  def prepareCommit(): Unit = ()
+
+  /** Once the store committed: hands on what outlives the micro-batch (the [[RecordCache]]). */
+  def committed(): Unit = ()
 
   /** State format 2: the column family of the chunks of large groups' rows. */
   def chunkFamily: String = layout.dataFamily
@@ -207,13 +216,15 @@ object WindowStateStore {
 
   /**
    * The store of one micro-batch of one partition, whose eviction watermark is `watermark` (its
-   * [[due]] groups are visited in it). State format 2 arranges a group's rows by `limits`.
+   * [[due]] groups are visited in it). State format 2 arranges a group's rows by `limits`, and
+   * with a time index keeps their records in memory between micro-batches, in up to
+   * `recordCacheBytes` ([[RecordCache.maxBytes]]).
    */
   def apply(store: StateStore, layout: WindowStateLayout, hasTimeIndex: Boolean, orderedRows: Boolean,
-      watermark: Option[Long], limits: RecordLimits): WindowStateStore = {
+      watermark: Option[Long], limits: RecordLimits, recordCacheBytes: Long): WindowStateStore = {
     val rows =
       if (hasTimeIndex) new IndexedWindowStateStore(store, layout, orderedRows)
       else new ScanningWindowStateStore(store, layout)
-    if (layout.hasGroupRecords) new GroupRecordStore(rows, watermark, limits) else rows
+    if (layout.hasGroupRecords) new GroupRecordStore(rows, watermark, limits, recordCacheBytes) else rows
   }
 }

@@ -13,7 +13,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowsContext, StreamingWindowsProcessor, WindowRowWriter, WindowStateStoreWriter}
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition, WindowFunction, WindowKind}
-import org.apache.spark.sql.slidingwindow.state.{RecordLimits, WindowStateLayout, WindowStateStore}
+import org.apache.spark.sql.slidingwindow.state.{RecordCache, RecordLimits, WindowStateLayout, WindowStateStore}
 import org.apache.spark.sql.types.{LongType, TimestampType}
 
 /**
@@ -64,6 +64,7 @@ object StreamingOperatorBench {
     // Further settings (the operator's, RocksDB's) as JVM system properties: -Dspark.sql.slidingWindow.state.chunkRows=32
     sys.props.foreach { case (key, value) => if (key.startsWith("spark.sql.")) sqlConf.setConfString(key, value) }
     val limits = RecordLimits(sqlConf, append)
+    val recordCacheBytes = RecordCache.maxBytes(sqlConf)
     val perBatch = sys.props.get("bench.perBatch").contains("true")
     val keyBytesOrder = sqlConf.getConfString(KeyBytesOrder.enabledKey, "true").toBoolean
     def groupOrder(k: Long) = if (keyBytesOrder) KeyBytesOrder.unsignedBytes(k) else k
@@ -102,7 +103,8 @@ object StreamingOperatorBench {
         })
         val began = System.nanoTime()
         val store = provider.getStore(batch)
-        val state = WindowStateStore(store, layout, hasTimeIndex = true, orderedRows = true, eviction, limits)
+        val state = WindowStateStore(store, layout, hasTimeIndex = true, orderedRows = true, eviction, limits,
+          recordCacheBytes)
         val buffers = new AggregateBuffers(aggregates, input)
         val writer = new WindowRowWriter(Seq(k), window, results, k +: window +: results, buffers)
         val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers, writer,
@@ -110,9 +112,10 @@ object StreamingOperatorBench {
         val out = processor.process(rows.iterator)
         var emitted = 0L
         while (out.hasNext) { out.next(); emitted += 1 }
-        state.saveRowCount()
+        state.prepareCommit()
         val committing = System.nanoTime()
         store.commit()
+        state.committed()
         if (perBatch) println(f"micro-batch $batch: ${(System.nanoTime() - began) / 1e6}%.0f ms, state rows read " +
           f"${state.rowsRead}, written ${state.rowsWritten}, removed ${state.rowsRemoved}")
         if (batch >= fill) {

@@ -1,0 +1,175 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import java.nio.file.Files
+
+import org.apache.hadoop.conf.Configuration
+import org.junit.Assert._
+import org.junit.Test
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.streaming.state.{RocksDBStateStoreProvider, StateStore, StateStoreConf, StateStoreId}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.slidingwindow.execution.WindowStateStoreWriter
+import org.apache.spark.sql.types.{LongType, StructField, StructType}
+
+/**
+ * The records an executor keeps between micro-batches ([[RecordCache]]), on a real RocksDB
+ * store: a micro-batch reads the records the one before it committed from memory, and from the
+ * store whenever the version it opened is not the one those records are of (another attempt, a
+ * rerun of a micro-batch, a task that failed), or the cache is off or outgrown.
+ */
+class RecordCacheSuite {
+  private val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType, nullable = false)()),
+    StructType(Seq(StructField("n", LongType, nullable = true))))
+  private val codec = layout.codec()
+  private val limits = RecordLimits(inlineRows = 512, resweepRows = 16, chunkRows = 16, hotRows = 2, chunked = true)
+  private val groupRow = UnsafeProjection.create(Array[org.apache.spark.sql.types.DataType](LongType))
+
+  private def group(k: Long): UnsafeRow = groupRow(InternalRow(k)).copy()
+
+  private final class Store(cacheBytes: Long) {
+    private val dir = Files.createTempDirectory("swa-record-cache").toFile
+    private val provider = new RocksDBStateStoreProvider
+    private val hadoopConf = new Configuration
+    hadoopConf.set("sql.streaming.runId", java.util.UUID.randomUUID.toString)
+    provider.init(StateStoreId(dir.getAbsolutePath, 0, 0), layout.keySchema, layout.valueSchema,
+      layout.keyEncoding(ordered = true), true,
+      new StateStoreConf(WindowStateStoreWriter.storeSettings(new SQLConf, providerCountsRows = false)), hadoopConf)
+
+    /** One micro-batch from `version`: `f` on its state, then a commit unless `fail`. */
+    def batch[T](version: Long, fail: Boolean = false)(f: WindowStateStore => T): (T, WindowStateStore) = {
+      val store: StateStore = provider.getStore(version)
+      val state = WindowStateStore(store, layout, hasTimeIndex = true, orderedRows = true, None, limits, cacheBytes)
+      val result = f(state)
+      if (fail) store.abort()
+      else {
+        state.prepareCommit()
+        store.commit()
+        state.committed()
+      }
+      (result, state)
+    }
+
+    def close(): Unit = {
+      provider.close()
+      org.apache.commons.io.FileUtils.deleteQuietly(dir)
+    }
+  }
+
+  /** Sets each group's Meta row to the count `n`. */
+  private def write(state: WindowStateStore, groups: Seq[Long], n: Long): Unit = groups.foreach { k =>
+    val g = group(k)
+    state.open(g)
+    state.put(g, StateRowKind.Meta, 0L, codec.metaValue(InternalRow(n), k, None))
+    state.close()
+  }
+
+  /** Each group's count, as its Meta row holds it (None: no record). */
+  private def read(state: WindowStateStore, groups: Seq[Long]): Seq[Option[Long]] = groups.map { k =>
+    val g = group(k)
+    state.open(g)
+    val meta = Option(state.get(g, StateRowKind.Meta, 0L)).map(m => codec.buffer(m).getLong(0))
+    state.close()
+    meta
+  }
+
+  private val groups = 0L until 20L
+
+  @Test def aMicroBatchReadsTheRecordsTheOneBeforeCommittedFromMemory(): Unit = {
+    val store = new Store(cacheBytes = -1)
+    try {
+      store.batch(0)(write(_, groups, 1))
+      val (counts, state) = store.batch(1)(read(_, groups))
+      assertEquals(groups.map(_ => Some(1L)), counts)
+      assertEquals("every record read came from memory", 0L, state.rowsRead)
+      assertEquals(groups.size.toLong, state.recordsFromCache)
+    } finally store.close()
+  }
+
+  @Test def withoutTheCacheEveryRecordIsReadFromTheStore(): Unit = {
+    val store = new Store(cacheBytes = 0)
+    try {
+      store.batch(0)(write(_, groups, 1))
+      val (counts, state) = store.batch(1)(read(_, groups))
+      assertEquals(groups.map(_ => Some(1L)), counts)
+      assertEquals(groups.size.toLong, state.rowsRead)
+    } finally store.close()
+  }
+
+  @Test def aRerunOfAMicroBatchReadsTheVersionItOpened(): Unit = {
+    val store = new Store(cacheBytes = -1)
+    try {
+      store.batch(0)(write(_, groups, 1)) // version 1: counts 1
+      store.batch(1)(write(_, groups, 2)) // version 2: counts 2, cached
+      // The micro-batch that made version 2 runs again (a restart before its commit was logged):
+      // the records cached are version 2's, not version 1's.
+      val (counts, state) = store.batch(1)(read(_, groups))
+      assertEquals(groups.map(_ => Some(1L)), counts)
+      assertEquals(groups.size.toLong, state.rowsRead)
+      // It wrote nothing, and committed version 2 again with its own records: cached again.
+      val (again, next) = store.batch(2)(read(_, groups))
+      assertEquals(groups.map(_ => Some(1L)), again)
+      assertEquals(0L, next.rowsRead)
+    } finally store.close()
+  }
+
+  @Test def aTaskThatFailsDropsTheRecordsItTook(): Unit = {
+    val store = new Store(cacheBytes = -1)
+    try {
+      store.batch(0)(write(_, groups, 1))
+      store.batch(1, fail = true)(write(_, groups, 2))
+      val (counts, state) = store.batch(1)(read(_, groups))
+      assertEquals(groups.map(_ => Some(1L)), counts)
+      assertEquals(groups.size.toLong, state.rowsRead)
+    } finally store.close()
+  }
+
+  @Test def recordsRemovedAreRemovedFromTheCache(): Unit = {
+    val store = new Store(cacheBytes = -1)
+    try {
+      store.batch(0)(write(_, groups, 1))
+      store.batch(1) { state =>
+        groups.filter(_ % 2 == 0).foreach { k =>
+          val g = group(k)
+          state.open(g)
+          state.remove(g, StateRowKind.Meta, 0L)
+          state.close()
+        }
+      }
+      val (counts, state) = store.batch(2)(read(_, groups))
+      assertEquals(groups.map(k => if (k % 2 == 0) None else Some(1L)), counts)
+      // The odd groups from memory; the even ones are gone from both, and are looked up in the store.
+      assertEquals(0L, state.rowsRead)
+    } finally store.close()
+  }
+
+  @Test def aCacheOutgrownStopsCachingAndReadsTheStore(): Unit = {
+    val store = new Store(cacheBytes = 1000) // room for a few records of the 20
+    try {
+      store.batch(0)(write(_, groups, 1))
+      val (counts, state) = store.batch(1)(read(_, groups))
+      assertEquals(groups.map(_ => Some(1L)), counts)
+      assertEquals(groups.size.toLong, state.rowsRead)
+    } finally store.close()
+  }
+
+  @Test def theExecutorsRecordsStayWithinTheBound(): Unit = {
+    val first = new Store(cacheBytes = -1)
+    val before = RecordCache.publishedBytesForTests
+    first.batch(0)(write(_, groups, 1))
+    val bytes = RecordCache.publishedBytesForTests - before // one partition's records
+    assertTrue(bytes > 0)
+    val bound = bytes * 5 / 2
+    val others = (0 until 3).map(_ => new Store(cacheBytes = bound))
+    try {
+      others.foreach(_.batch(0)(write(_, groups, 1)))
+      assertTrue(RecordCache.publishedBytesForTests <= bound)
+      // The partitions published last are still cached; the first ones made room for them.
+      val (_, last) = others.last.batch(1)(read(_, groups))
+      assertEquals(0L, last.rowsRead)
+      val (_, firstAgain) = first.batch(1)(read(_, groups))
+      assertEquals(groups.size.toLong, firstAgain.rowsRead)
+    } finally (first +: others).foreach(_.close())
+  }
+}
