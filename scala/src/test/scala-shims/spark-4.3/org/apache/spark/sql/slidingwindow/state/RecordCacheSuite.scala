@@ -76,26 +76,29 @@ class RecordCacheSuite {
 
   private val groups = 0L until 20L
 
-  @Test def aMicroBatchReadsTheRecordsTheOneBeforeCommittedFromMemory(): Unit = {
-    val store = new Store(cacheBytes = -1)
+  /**
+   * Every group's count set to 1 in version 1, what `between` does, then the next micro-batch
+   * from version 1 reads the counts back: its state, once it checked that they are all 1.
+   */
+  private def nextMicroBatch(cacheBytes: Long, between: Store => Unit = _ => ()): WindowStateStore = {
+    val store = new Store(cacheBytes)
     try {
       store.batch(0)(write(_, groups, 1))
+      between(store)
       val (counts, state) = store.batch(1)(read(_, groups))
       assertEquals(groups.map(_ => Some(1L)), counts)
-      assertEquals("every record read came from memory", 0L, state.rowsRead)
-      assertEquals(groups.size.toLong, state.recordsFromCache)
+      state
     } finally store.close()
   }
 
-  @Test def withoutTheCacheEveryRecordIsReadFromTheStore(): Unit = {
-    val store = new Store(cacheBytes = 0)
-    try {
-      store.batch(0)(write(_, groups, 1))
-      val (counts, state) = store.batch(1)(read(_, groups))
-      assertEquals(groups.map(_ => Some(1L)), counts)
-      assertEquals(groups.size.toLong, state.rowsRead)
-    } finally store.close()
+  @Test def aMicroBatchReadsTheRecordsTheOneBeforeCommittedFromMemory(): Unit = {
+    val state = nextMicroBatch(cacheBytes = -1)
+    assertEquals("every record read came from memory", 0L, state.rowsRead)
+    assertEquals(groups.size.toLong, state.recordsFromCache)
   }
+
+  @Test def withoutTheCacheEveryRecordIsReadFromTheStore(): Unit =
+    assertEquals(groups.size.toLong, nextMicroBatch(cacheBytes = 0).rowsRead)
 
   @Test def aRerunOfAMicroBatchReadsTheVersionItOpened(): Unit = {
     val store = new Store(cacheBytes = -1)
@@ -115,14 +118,8 @@ class RecordCacheSuite {
   }
 
   @Test def aTaskThatFailsDropsTheRecordsItTook(): Unit = {
-    val store = new Store(cacheBytes = -1)
-    try {
-      store.batch(0)(write(_, groups, 1))
-      store.batch(1, fail = true)(write(_, groups, 2))
-      val (counts, state) = store.batch(1)(read(_, groups))
-      assertEquals(groups.map(_ => Some(1L)), counts)
-      assertEquals(groups.size.toLong, state.rowsRead)
-    } finally store.close()
+    val state = nextMicroBatch(cacheBytes = -1, between = _.batch(1, fail = true)(write(_, groups, 2)))
+    assertEquals(groups.size.toLong, state.rowsRead)
   }
 
   @Test def recordsRemovedAreRemovedFromTheCache(): Unit = {
@@ -144,15 +141,8 @@ class RecordCacheSuite {
     } finally store.close()
   }
 
-  @Test def aCacheOutgrownStopsCachingAndReadsTheStore(): Unit = {
-    val store = new Store(cacheBytes = 1000) // room for a few records of the 20
-    try {
-      store.batch(0)(write(_, groups, 1))
-      val (counts, state) = store.batch(1)(read(_, groups))
-      assertEquals(groups.map(_ => Some(1L)), counts)
-      assertEquals(groups.size.toLong, state.rowsRead)
-    } finally store.close()
-  }
+  @Test def aCacheOutgrownStopsCachingAndReadsTheStore(): Unit = // room for a few records of the 20
+    assertEquals(groups.size.toLong, nextMicroBatch(cacheBytes = 1000).rowsRead)
 
   @Test def theExecutorsRecordsStayWithinTheBound(): Unit = {
     val first = new Store(cacheBytes = -1)
