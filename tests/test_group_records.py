@@ -172,8 +172,8 @@ def test_records_read_from_memory_between_micro_batches(spark, tmp_path, mode):
     """With RocksDB's time index, a micro-batch reads the group records that the one before it
     committed from the executor's memory (state/RecordCache.scala; the metric
     numRecordsReadFromCache), also when the query restarts from its checkpoint in the same JVM, as
-    here at every micro-batch, while groups load chunks and move them out again: the windows are
-    exactly the reference's. With the cache off, every record is read from the store, and the
+    here at every micro-batch, while groups (in append mode) load chunks and move them out again:
+    the windows are exactly the reference's. With the cache off, every record is read from the store, and the
     windows are the same. (Which records a micro-batch may trust, a rerun's or a failed task's,
     is tested on the store itself: RecordCacheSuite.)"""
     if not has_time_index(spark, ROCKSDB):

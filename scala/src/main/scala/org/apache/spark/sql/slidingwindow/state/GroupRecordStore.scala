@@ -44,6 +44,7 @@ private[state] final class GroupRecordStore(
   private val record = new GroupRecord(layout.valueSchema.length)
   private var group: UnsafeRow = _ // the group open, a copy
   private var opened: UnsafeRow = _ // the row it was opened with, which callers pass on
+  private var recordKey: UnsafeRow = _ // the key of its record, a copy (the cache keeps it)
   private var stored = false // the group had a record when opened
   private var changed = false
   private var active = false // opened by the ingestion: the group received rows
@@ -83,16 +84,16 @@ private[state] final class GroupRecordStore(
     assert(this.group == null, "a group is open already")
     this.group = group.copy()
     opened = group
-    val key = codec.key(group, Record, 0L)
-    val cached = if (cache != null) cache.get(key) else null
+    recordKey = codec.key(group, Record, 0L).copy()
+    val cached = if (cache != null) cache.get(recordKey) else null
     if (cached != null) cacheHits += 1
     val value = if (cached != null) cached else {
-      val read = StateStoreApi.get(store, key, layout.dataFamily)
+      val read = StateStoreApi.get(store, recordKey, layout.dataFamily)
       if (read == null) null
       else {
         reads += 1
         val value = read.copy()
-        if (cache != null) cache.put(key.copy(), value)
+        if (cache != null) cache.put(recordKey, value)
         value
       }
     }
@@ -121,21 +122,21 @@ private[state] final class GroupRecordStore(
         spill(Suffix, hotRows, 0)
       }
       removeLoadedChunks()
-      val key = codec.key(group, Record, 0L)
       if (!record.isEmpty) {
         val value = codec.recordValue(record.meta, record.contents())
-        StateStoreApi.put(store, key, value, layout.dataFamily)
-        if (cache != null) cache.put(key.copy(), value.copy())
+        StateStoreApi.put(store, recordKey, value, layout.dataFamily)
+        if (cache != null) cache.put(recordKey, value.copy())
         writes += 1
         if (!stored) creates += 1
       } else if (stored) {
-        StateStoreApi.remove(store, key, layout.dataFamily)
-        if (cache != null) cache.remove(key)
+        StateStoreApi.remove(store, recordKey, layout.dataFamily)
+        if (cache != null) cache.remove(recordKey)
         removes += 1
       }
     }
     group = null
     opened = null
+    recordKey = null
   }
 
   /**

@@ -114,7 +114,7 @@ private[slidingwindow] object RecordCache {
       }
     }
     val cache = new RecordCache(limit)
-    if (records != null && records.complete && records.bytes <= limit) {
+    if (records != null && records.bytes <= limit) { // only complete caches are published
       cache.records = records.records
       cache.bytes = records.bytes
     }
