@@ -12,16 +12,18 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
  * as the output row of a window, with the brute-force aggregate of the model's rows, oldest time
  * first (so collect_list, first and last check merge order). `balanced` makes the queue build its
  * aggregates with balanced merges ([[MergeCounter]]) whatever the buffers' types; by default the
- * buffers decide.
+ * buffers decide. `flipOnRead` is the queue's (a queue in memory flips when read with an empty
+ * front, so `check` moves elements too).
  */
 class CheckedQueue(
     val set: AggregateSet,
     conf: WindowBufferConf = WindowBufferConf.default,
-    balanced: Option[Boolean] = None) {
+    balanced: Option[Boolean] = None,
+    val flipOnRead: Boolean = false) {
   val buffers: AggregateBuffers = set.buffers()
   val front: RowStack = conf.newStack(buffers.numBufferFields)
   val back: RowStack = conf.newStack(buffers.numBufferFields)
-  val queue = new TwoStacks(buffers, front, back, balanced.getOrElse(buffers.balancedMerges))
+  val queue = new TwoStacks(buffers, front, back, balanced.getOrElse(buffers.balancedMerges), flipOnRead)
   val balancedMerges: Boolean = balanced.getOrElse(buffers.balancedMerges)
   val model = mutable.Queue.empty[(Long, Seq[Row])]
   private var nextId = 0

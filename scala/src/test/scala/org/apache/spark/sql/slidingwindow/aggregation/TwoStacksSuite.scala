@@ -13,7 +13,8 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
  * (so collect_list, first and last also check the merge order across flips). Every test runs
  * with typed aggregates (general path) and declarative ones (generated fast paths, with the
  * aggregates built one element at a time or by balanced merges), and with stacks in memory or
- * with tiny chunks and no memory (everything spills to disk).
+ * with tiny chunks and no memory (everything spills to disk), and as kept in a state store and as
+ * in memory (which flips when its aggregate is read with an empty front).
  */
 class TwoStacksSuite {
 
@@ -24,12 +25,13 @@ class TwoStacksSuite {
     aggregateSets.map((_, None)) :+ ((declarativeSet, Some(true)))
 
   private def forEachQueue(f: CheckedQueue => Unit): Unit =
-    for ((set, balanced) <- variants; conf <- confs) {
-      val c = new CheckedQueue(set, conf, balanced)
+    for ((set, balanced) <- variants; conf <- confs; flipOnRead <- Seq(false, true)) {
+      val c = new CheckedQueue(set, conf, balanced, flipOnRead)
       try f(c) finally c.close()
     }
 
-  private def name(c: CheckedQueue) = s"${c.set.name}${if (c.balancedMerges) ", balanced" else ""}"
+  private def name(c: CheckedQueue) =
+    s"${c.set.name}${if (c.balancedMerges) ", balanced" else ""}${if (c.flipOnRead) ", flips on read" else ""}"
 
   @Test def emptyQueue(): Unit = forEachQueue { c =>
     c.check("new queue")
@@ -71,6 +73,8 @@ class TwoStacksSuite {
     val rnd = new Random(2)
     for (seq <- 0 until 120) forEachQueue { c =>
       var time = rnd.nextInt(1000) - 500L
+      // Half the sequences read the aggregate after some operations only: pushes pile up unmerged.
+      val checkEvery = if (seq % 2 == 0) 1 else 2 + rnd.nextInt(8)
       for (op <- 0 until 150) {
         rnd.nextInt(10) match {
           case 0 | 1 | 2 | 3 | 4 =>
@@ -84,7 +88,7 @@ class TwoStacksSuite {
           case _ =>
             if (rnd.nextInt(10) == 0) c.clear() // and keep using it
         }
-        c.check(s"${name(c)}: sequence $seq, op $op")
+        if (op % checkEvery == 0 || op == 149) c.check(s"${name(c)}: sequence $seq, op $op")
       }
     }
   }
@@ -98,6 +102,19 @@ class TwoStacksSuite {
     c.check("second query")
     c.push(9, Seq(Some(9L)))
     c.check("after a push following queries")
+  }
+
+  @Test def manyPushesBetweenReads(): Unit = forEachQueue { c =>
+    // More pushes than the back keeps unmerged, behind a front that holds elements, then a read;
+    // with no memory, most of them are read back from spilled chunks.
+    (1 to 5).foreach(t => c.push(t, Seq(Some(t.toLong))))
+    c.evictBefore(2)
+    (6 to 3000).foreach(t => c.push(t, Seq(Some(t.toLong), Some(-t.toLong))))
+    c.check(s"${name(c)}: 2,999 pushes after a flip")
+    c.evictBefore(5)
+    c.check(s"${name(c)}: evicted the front")
+    c.evictBefore(6)
+    c.check(s"${name(c)}: evicted before 6, a flip")
   }
 
   @Test def largeWindowSpillsAndComesBack(): Unit = {
