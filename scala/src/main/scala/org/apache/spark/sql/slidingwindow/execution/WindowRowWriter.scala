@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, GetStructField, Literal, NamedExpression, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, CreateNamedStruct, Expression, GetStructField, Literal, NamedExpression, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, ConcatRow, WindowContents}
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.StructType
@@ -28,19 +28,17 @@ final class WindowRowWriter(
   private val windowType = window.dataType.asInstanceOf[StructType]
   private val start = AttributeReference("start", windowType.fields(0).dataType, nullable = false)()
   private val end = AttributeReference("end", windowType.fields(1).dataType, nullable = false)()
-  private val windowColumn = AttributeReference(window.name, windowType, nullable = false)()
-  // The header row: the keys, the bounds, and the window column itself as a nested UnsafeRow, which
-  // the projections copy as bytes. A struct built by the projection (CreateNamedStruct) would
-  // allocate a generic row and box both bounds for every window.
-  private val header = keys ++ Seq(start, end, windowColumn)
+  private val header = keys ++ Seq(start, end)
 
   /** The output expressions with the window column and the aggregate results replaced. */
   private def outputOf(results: Seq[Expression]): Seq[Expression] = {
-    val byId = ((window.exprId -> windowColumn) +: aggregateResults.map(_.exprId).zip(results)).toMap
+    val replacement = (window.exprId -> CreateNamedStruct(Seq(Literal("start"), start, Literal("end"), end))) +:
+      aggregateResults.map(_.exprId).zip(results)
+    val byId = replacement.toMap
     resultExpressions.map(_.transformUp {
       case a: Attribute if byId.contains(a.exprId) => byId(a.exprId)
-    }.transformUp { // w.start, w.end: the bound itself, not taken from the struct
-      case GetStructField(a: Attribute, ordinal, _) if a.exprId == windowColumn.exprId => Seq(start, end)(ordinal)
+    }.transformUp { // w.start, w.end: the bound itself, not a struct built to be taken apart
+      case GetStructField(CreateNamedStruct(fields), ordinal, _) => fields(2 * ordinal + 1)
     })
   }
 
@@ -51,17 +49,11 @@ final class WindowRowWriter(
   private lazy val fromResults = ProjectionPool.unsafe(outputOf(aggregateResults), header ++ aggregateResults)
 
   // The keys and bounds of the current window, in one UnsafeRow: the keys written once per
-  // group, the bounds set in place for each window, in their fields and in the window column's.
+  // group, the bounds set in place for each window.
   private val headerOfKeys = ProjectionPool.unsafe(
     keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) } ++
-      Seq(Literal(0L), Literal(0L), Literal(emptyWindow, windowType)))
-  private def emptyWindow: UnsafeRow = { // [0, 0]: two non-null zero fields
-    val row = new UnsafeRow(2)
-    row.pointTo(new Array[Byte](UnsafeRow.calculateBitSetWidthInBytes(2) + 16), UnsafeRow.calculateBitSetWidthInBytes(2) + 16)
-    row
-  }
+      Seq(Literal(0L), Literal(0L)))
   private var headerRow: UnsafeRow = _
-  private var windowRow: UnsafeRow = _ // the window column of `headerRow`, over its bytes
   private var lastKey: InternalRow = _
   private val input = new ConcatRow
   private val parts = new AggregateParts
@@ -73,13 +65,10 @@ final class WindowRowWriter(
   def write(key: InternalRow, start: Long, end: Long, contents: WindowContents): UnsafeRow = {
     if (key ne lastKey) {
       headerRow = headerOfKeys(key).copy()
-      windowRow = headerRow.getStruct(numKeys + 2, 2)
       lastKey = key
     }
     headerRow.setLong(numKeys, start)
     headerRow.setLong(numKeys + 1, end)
-    windowRow.setLong(0, start)
-    windowRow.setLong(1, end)
     contents.aggregate(parts)
     if (!buffers.declarative) {
       fromResults(input(headerRow, buffers.evaluate(parts)))
