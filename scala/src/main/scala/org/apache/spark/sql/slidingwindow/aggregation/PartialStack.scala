@@ -13,11 +13,7 @@ trait PartialStack {
   def push(time: Long, partial: InternalRow): Unit
   /** Time of the top element. */
   def topTime: Long
-  /**
-   * The top element: an UnsafeRow valid until the next push or pop. Its bytes stay where they are
-   * until the element is popped or the stack cleared, so a row pointed at them stays valid until
-   * then ([[TwoStacks]] merges the back's elements into its aggregate only when it is read).
-   */
+  /** The top element: valid until the next push or pop. */
   def top: InternalRow
   def pop(): Unit
   def clear(): Unit

@@ -1,7 +1,6 @@
 package org.apache.spark.sql.slidingwindow.aggregation
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 
 /**
  * A FIFO of timestamped partial aggregates that answers "the aggregate of everything inside" in
@@ -18,14 +17,13 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
  * collect_list, first and last see their rows oldest first. Where the elements live is up to the
  * two stacks ([[RowStack]]: compact, bounded memory).
  *
- * The back's aggregate is brought up to date only when it is read, and with `flipOnRead` (a queue
- * in memory) reading the aggregate of a queue whose front is empty flips the back first: then
- * elements pushed while the front is empty are merged once, into their suffixes, and never into
- * the back's aggregate. A sweep that pushes many times before it reads, as a stream's update mode
- * does to emit the windows that a new row changed, merges each once instead of twice. Until they
- * are merged, the back's newest elements are rows over the back stack's own bytes (at most
- * [[TwoStacks.MaxUnmerged]]). A queue kept in a state store does not flip on read: a flip writes
- * the front's suffixes to the store.
+ * With `flipOnRead` (a queue in memory), the elements pushed into an empty queue are not merged
+ * into the back's aggregate: the next read of the aggregate (or eviction) flips them, and they are
+ * merged once, into their suffixes. A sweep that starts with many pushes before it reads, as a
+ * stream's update mode does to emit the windows that a new row changed, merges each element once
+ * instead of twice. Otherwise the queue keeps its usual rhythm (a batch sweep reads after nearly
+ * every push, and flips the back when the front runs dry). A queue kept in a state store does not
+ * flip on read: a flip writes the front's suffixes to the store.
  *
  * With `balanced` (buffers whose merges round, [[AggregateBuffers.balancedMerges]]), the back's
  * aggregate and the front's suffixes are built by [[MergeCounter]]s, from balanced merges, instead
@@ -51,41 +49,23 @@ final class TwoStacks(
   private val flipCounter = if (balanced) new MergeCounter(buffers, newerLast = false) else null
   private var backOldest = 0L
   private var backHasElements = false
-  // The back's newest elements, not merged into `backAggregate` yet (oldest first): rows over the
-  // back stack's bytes, which stay in place until a flip pops them.
-  private var unmerged = new Array[UnsafeRow](0)
-  private var numUnmerged = 0
+  // With `flipOnRead`: the back holds the elements pushed since the queue was empty, not merged
+  // into `backAggregate`; the next read flips them.
+  private var backStale = false
 
   def isEmpty: Boolean = front.isEmpty && !backHasElements
 
   /** Appends the frozen partial of the rows at `time`, newer than every element. */
   def push(time: Long, partial: InternalRow): Unit = {
+    if (flipOnRead && !backHasElements && front.isEmpty) backStale = true
     if (!backHasElements) {
       backOldest = time
       backHasElements = true
     }
     back.push(time, partial)
-    if (balanced) backCounter.add(partial) else deferMerge(back.top.asInstanceOf[UnsafeRow])
-  }
-
-  private def deferMerge(element: UnsafeRow): Unit = {
-    if (numUnmerged == unmerged.length) {
-      if (numUnmerged == TwoStacks.MaxUnmerged) mergeUnmerged()
-      else unmerged = java.util.Arrays.copyOf(unmerged, math.max(8, 2 * numUnmerged))
-    }
-    if (unmerged(numUnmerged) == null) unmerged(numUnmerged) = new UnsafeRow(buffers.numBufferFields)
-    unmerged(numUnmerged).pointTo(element.getBaseObject, element.getBaseOffset, element.getSizeInBytes)
-    numUnmerged += 1
-  }
-
-  private def mergeUnmerged(): Unit = {
-    var i = 0
-    while (i < numUnmerged) {
-      buffers.merge(backAggregate, unmerged(i))
-      unmerged(i).pointTo(null, 0L, 0) // let go of the stack's bytes
-      i += 1
-    }
-    numUnmerged = 0
+    if (backStale) () // merged by the flip
+    else if (balanced) backCounter.add(partial)
+    else buffers.merge(backAggregate, partial)
   }
 
   /** Removes every element older than `time`. */
@@ -122,18 +102,19 @@ final class TwoStacks(
 
   private def resetBack(): Unit = {
     if (balanced) backCounter.clear() else buffers.initialize(backAggregate)
-    numUnmerged = 0
+    backStale = false
     backHasElements = false
   }
 
   /** The aggregate of the back's elements (the empty aggregate when there are none). */
-  private def backTotal: InternalRow =
-    if (balanced) { if (backHasElements) backCounter.total else backAggregate }
-    else { if (numUnmerged > 0) mergeUnmerged(); backAggregate }
+  private def backTotal: InternalRow = {
+    assert(!backStale, "a queue that flips on read reads its back's aggregate after a flip only")
+    if (balanced && backHasElements) backCounter.total else backAggregate
+  }
 
   /** The front's top and the back's aggregate (an empty queue: the empty back aggregate). */
   override def aggregate(parts: AggregateParts): Unit = {
-    if (flipOnRead && backHasElements && front.isEmpty) flip()
+    if (backStale) flip()
     if (front.isEmpty) parts.set(null, backTotal)
     else parts.set(front.top, if (backHasElements) backTotal else null)
   }
@@ -149,7 +130,7 @@ final class TwoStacks(
    * back's elements (a frozen partial) and the time of the oldest one, when the back has some.
    */
   def restoreBack(aggregate: InternalRow, oldest: Long): Unit = {
-    numUnmerged = 0
+    require(!flipOnRead, "a queue kept elsewhere does not flip on read")
     if (balanced) backCounter.restart(aggregate) else buffers.assign(backAggregate, aggregate)
     backOldest = oldest
     backHasElements = true
@@ -163,9 +144,6 @@ final class TwoStacks(
 }
 
 object TwoStacks {
-  /** The most elements the back holds that are not merged into its aggregate. */
-  private val MaxUnmerged = 1024
-
   /** A queue in memory (spilling to disk beyond the memory of `conf`). */
   def inMemory(buffers: AggregateBuffers, conf: WindowBufferConf): TwoStacks =
     new TwoStacks(buffers, conf.newStack(buffers.numBufferFields), conf.newStack(buffers.numBufferFields),

@@ -105,16 +105,18 @@ class TwoStacksSuite {
   }
 
   @Test def manyPushesBetweenReads(): Unit = forEachQueue { c =>
-    // More pushes than the back keeps unmerged, behind a front that holds elements, then a read;
-    // with no memory, most of them are read back from spilled chunks.
-    (1 to 5).foreach(t => c.push(t, Seq(Some(t.toLong))))
-    c.evictBefore(2)
-    (6 to 3000).foreach(t => c.push(t, Seq(Some(t.toLong), Some(-t.toLong))))
-    c.check(s"${name(c)}: 2,999 pushes after a flip")
-    c.evictBefore(5)
-    c.check(s"${name(c)}: evicted the front")
-    c.evictBefore(6)
-    c.check(s"${name(c)}: evicted before 6, a flip")
+    // Pushes into an empty front (a queue that flips on read leaves them out of the back's
+    // aggregate), then behind a front that holds elements; with no memory, most of them are read
+    // back from spilled chunks.
+    (1 to 1000).foreach(t => c.push(t, Seq(Some(t.toLong), Some(-t.toLong))))
+    c.check(s"${name(c)}: 1,000 pushes into an empty queue")
+    c.evictBefore(990)
+    (1001 to 2000).foreach(t => c.push(t, Seq(Some(t.toLong))))
+    c.check(s"${name(c)}: 1,000 pushes behind a front")
+    c.evictBefore(1001)
+    (2001 to 2010).foreach(t => c.push(t, Seq(Some(t.toLong))))
+    c.evictBefore(1500)
+    c.check(s"${name(c)}: the front ran dry, pushes, then an eviction")
   }
 
   @Test def largeWindowSpillsAndComesBack(): Unit = {
