@@ -139,7 +139,10 @@ final class TwoStacks(
   /** The time of the back's oldest element, if the back has some. */
   def backOldestTime: Option[Long] = if (backHasElements) Some(backOldest) else None
 
-  /** The aggregate of the back's elements: valid until the queue changes. */
+  /**
+   * The aggregate of the back's elements, of a queue kept elsewhere (one that flips on read may
+   * not have it): valid until the queue changes.
+   */
   def backAggregateBuffer: InternalRow = backTotal
 }
 

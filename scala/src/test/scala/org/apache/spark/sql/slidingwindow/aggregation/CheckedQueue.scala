@@ -12,8 +12,8 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
  * as the output row of a window, with the brute-force aggregate of the model's rows, oldest time
  * first (so collect_list, first and last check merge order). `balanced` makes the queue build its
  * aggregates with balanced merges ([[MergeCounter]]) whatever the buffers' types; by default the
- * buffers decide. `flipOnRead` is the queue's (a queue in memory flips when read with an empty
- * front, so `check` moves elements too).
+ * buffers decide. `flipOnRead` is the queue's (a queue in memory leaves the elements pushed into
+ * it while empty to a flip, which the next `check` makes).
  */
 class CheckedQueue(
     val set: AggregateSet,

@@ -14,7 +14,7 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
  * with typed aggregates (general path) and declarative ones (generated fast paths, with the
  * aggregates built one element at a time or by balanced merges), and with stacks in memory or
  * with tiny chunks and no memory (everything spills to disk), and as kept in a state store and as
- * in memory (which flips when its aggregate is read with an empty front).
+ * in memory (which flips the elements pushed into it while empty when its aggregate is read).
  */
 class TwoStacksSuite {
 
