@@ -57,15 +57,15 @@ final class TwoStacks(
 
   /** Appends the frozen partial of the rows at `time`, newer than every element. */
   def push(time: Long, partial: InternalRow): Unit = {
-    if (flipOnRead && !backHasElements && front.isEmpty) backStale = true
     if (!backHasElements) {
+      backStale = flipOnRead && front.isEmpty
       backOldest = time
       backHasElements = true
     }
     back.push(time, partial)
-    if (backStale) () // merged by the flip
-    else if (balanced) backCounter.add(partial)
-    else buffers.merge(backAggregate, partial)
+    if (!backStale) { // else merged by the flip
+      if (balanced) backCounter.add(partial) else buffers.merge(backAggregate, partial)
+    }
   }
 
   /** Removes every element older than `time`. */

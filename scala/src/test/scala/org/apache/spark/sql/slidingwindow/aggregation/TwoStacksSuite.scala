@@ -105,7 +105,7 @@ class TwoStacksSuite {
   }
 
   @Test def manyPushesBetweenReads(): Unit = forEachQueue { c =>
-    // Pushes into an empty front (a queue that flips on read leaves them out of the back's
+    // Pushes into an empty queue (a queue that flips on read leaves them out of the back's
     // aggregate), then behind a front that holds elements; with no memory, most of them are read
     // back from spilled chunks.
     (1 to 1000).foreach(t => c.push(t, Seq(Some(t.toLong), Some(-t.toLong))))
