@@ -338,28 +338,29 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
   private def expire(group: UnsafeRow, watermark: Long): Unit = {
     val expiresBefore = expiryTime(watermark)
     toRemove.clear()
-    var oldestKept: Option[Long] = None
+    var kept = false
+    var oldestKept = 0L
     val rows = state.rows(group, Partial, Long.MinValue, Long.MaxValue)
     try {
-      while (oldestKept.isEmpty && rows.next()) {
-        if (rows.time < expiresBefore) toRemove.add(rows.time) else oldestKept = Some(rows.time)
+      while (!kept && rows.next()) {
+        if (rows.time < expiresBefore) toRemove.add(rows.time) else { oldestKept = rows.time; kept = true }
       }
     } finally rows.close()
     while (toRemove.nonEmpty) state.remove(group, Partial, toRemove.removeHead())
-    oldestKept match {
-      case Some(oldest) =>
-        val nextLeftEnd = if (oldest > watermark) Some(oldest) else firstTimeAfter(group, watermark)
-        state.schedule((nextLeftEnd.toSeq :+ saturatingAdd(oldest, sizeMicros + 1)).min, group)
-      case None =>
-        removeStoredQueue(group)
+    if (kept) {
+      val nextLeftEnd = if (oldestKept > watermark) oldestKept else firstTimeAfter(group, watermark)
+      state.schedule(math.min(nextLeftEnd, saturatingAdd(oldestKept, sizeMicros + 1)), group)
+    } else {
+      removeStoredQueue(group)
     }
   }
 
-  private def firstTimeAfter(group: UnsafeRow, watermark: Long): Option[Long] =
-    if (watermark == Long.MaxValue) None
+  /** The first time after the watermark, or Long.MaxValue if none (no boxing: once per visit). */
+  private def firstTimeAfter(group: UnsafeRow, watermark: Long): Long =
+    if (watermark == Long.MaxValue) Long.MaxValue
     else {
       val rows = state.rows(group, Partial, watermark + 1, Long.MaxValue)
-      try if (rows.next()) Some(rows.time) else None finally rows.close()
+      try if (rows.next()) rows.time else Long.MaxValue finally rows.close()
     }
 
   /** Deletes the Meta and Suffix rows of a group, if a run in append mode left any. */
