@@ -83,6 +83,8 @@ final class RowStack(numFields: Int, chunkBytes: Int, memoryBytes: Long) extends
   }
 
   override def clear(): Unit = {
+    // The largest array is kept for the next pushes: a sweep clears its queue after each group.
+    chunks.forEach(c => if (spare == null || c.bytes.length > spare.length) spare = c.bytes)
     chunks.clear()
     topChunk = null
     spilled.clear()
