@@ -206,7 +206,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
           } else {
             if (removeExpired && fresh.time < expiresBefore) toRemove.add(fresh.time)
             // Taken at once: other reads of the state may reuse the cursor's value row.
-            pending = codec.buffer(fresh.value)
+            pending = fresh.buffer(codec)
           }
           true
         } else if (sweep.closeThrough(watermark, sink, 1)) {
@@ -307,7 +307,7 @@ final class SlidingWindowsProcessor(context: StreamingWindowsContext)
             rows.close()
             rowsOpen = false
           } else if (times.receivedWithin(rows.time - sizeMicros - 1, rows.time + sizeMicros + 1)) {
-            pending = codec.buffer(rows.value)
+            pending = rows.buffer(codec)
           }
           true
         } else if (memorySweep.closeThrough(Long.MaxValue, sink, 1)) {

@@ -4,6 +4,7 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.unsafe.Platform
 import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Record, Suffix}
 
 /**
@@ -414,6 +415,23 @@ private[state] final class GroupRecordStore(
         // visit read times only).
         override def value: UnsafeRow =
           if (stillAtIndex) entries.valueAt(atIndex) else entries.get(at)
+
+        // The buffer of a row kept as words is read from a copy of them, without making its
+        // value (a sweep reads the buffer of each partial near the new rows, and pushes it).
+        private var bufferWords: Array[Long] = _
+        private var bufferView: UnsafeRow = _
+        override def buffer(codec: WindowStateCodec): UnsafeRow =
+          if (!stillAtIndex || !entries.keptAsWords(atIndex)) codec.buffer(value)
+          else {
+            val n = entries.wordsPerRow
+            if (bufferWords == null || bufferWords.length != n) {
+              bufferWords = new Array[Long](n)
+              bufferView = new UnsafeRow(layout.numBufferFields)
+            }
+            entries.copyWords(atIndex, bufferWords)
+            bufferView.pointTo(bufferWords, Platform.LONG_ARRAY_OFFSET, 8 * n)
+            bufferView
+          }
       }
     }
   }

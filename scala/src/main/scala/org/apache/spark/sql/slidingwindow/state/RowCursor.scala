@@ -14,6 +14,9 @@ abstract class RowCursor {
   def time: Long = currentTime
   def value: UnsafeRow = currentValue
 
+  /** The buffer of the current row's value ([[WindowStateCodec.buffer]]), valid until `next()`. */
+  def buffer(codec: WindowStateCodec): UnsafeRow = codec.buffer(value)
+
   protected def set(time: Long, value: UnsafeRow): Unit = {
     currentTime = time
     currentValue = value

@@ -42,7 +42,7 @@ final class StoredBack(state: WindowStateStore, memory: RowStack) extends Partia
   private def load(): Unit = if (memory.isEmpty && storedPending) {
     storedPending = false
     val rows = state.rows(group, Partial, storedFrom, storedTo)
-    try while (rows.next()) memory.push(rows.time, state.codec.buffer(rows.value))
+    try while (rows.next()) memory.push(rows.time, rows.buffer(state.codec))
     finally rows.close()
   }
 

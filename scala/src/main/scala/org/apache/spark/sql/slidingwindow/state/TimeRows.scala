@@ -62,6 +62,9 @@ private[state] final class TimeRows(numValueFields: Int) {
   /** The words of the buffers of rows kept as words. */
   def wordsPerRow: Int = width
 
+  /** Copies the `wordsPerRow` words of the buffer of the row at `i`, kept as words, to `to`. */
+  def copyWords(i: Int, to: Array[Long]): Unit = System.arraycopy(words, i * width, to, 0, width)
+
   /** Word `w` of the buffer of the row at `i`, kept as words. */
   def bufferWord(i: Int, w: Int): Long = words(i * width + w)
 

@@ -91,6 +91,9 @@ class TimeRowsSuite {
             case Left(words) =>
               if (rows.keptAsWords(i)) {
                 assertEquals(words.toSeq, (0 until 3).map(rows.bufferWord(i, _)))
+                val copied = new Array[Long](3)
+                rows.copyWords(i, copied)
+                assertEquals(words.toSeq, copied.toSeq)
               }
               val value = rows.valueAt(i)
               assertFalse(rows.keptAsWords(i))
