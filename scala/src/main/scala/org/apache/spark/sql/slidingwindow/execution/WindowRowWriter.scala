@@ -1,15 +1,16 @@
 package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, CreateNamedStruct, Expression, GetStructField, Literal, NamedExpression, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, GetStructField, Literal, NamedExpression, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, ConcatRow, WindowContents}
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
+import org.apache.spark.sql.slidingwindow.expressions.WindowColumn
 import org.apache.spark.sql.types.StructType
 
 /**
  * Builds the output row of one window: the operator's result expressions (the SELECT list of the
- * aggregation) over the group's keys, the window column `struct(start, end)` and the aggregate
- * results, all in one generated projection. With declarative aggregates the results are computed
+ * aggregation) over the group's keys, the window column `struct(start, end)` ([[WindowColumn]])
+ * and the aggregate results, all in one generated projection. With declarative aggregates the results are computed
  * from the window's two parts inside that projection; otherwise the buffers evaluate them first.
  *
  * @param keys              the grouping keys, as the key rows given to [[write]] hold them
@@ -32,13 +33,13 @@ final class WindowRowWriter(
 
   /** The output expressions with the window column and the aggregate results replaced. */
   private def outputOf(results: Seq[Expression]): Seq[Expression] = {
-    val replacement = (window.exprId -> CreateNamedStruct(Seq(Literal("start"), start, Literal("end"), end))) +:
+    val replacement = (window.exprId -> WindowColumn(start, end, windowType)) +:
       aggregateResults.map(_.exprId).zip(results)
     val byId = replacement.toMap
     resultExpressions.map(_.transformUp {
       case a: Attribute if byId.contains(a.exprId) => byId(a.exprId)
     }.transformUp { // w.start, w.end: the bound itself, not a struct built to be taken apart
-      case GetStructField(CreateNamedStruct(fields), ordinal, _) => fields(2 * ordinal + 1)
+      case GetStructField(WindowColumn(start, end, _), ordinal, _) => if (ordinal == 0) start else end
     })
   }
 
