@@ -24,7 +24,8 @@ stores of one unloaded (and its tasks ended: settle) before the next starts; a q
 shape is measured, each query runs once more with a JFR recording of as many micro-batches again
 after the measured ones (the profiler slows some code more than other, and the JVM stays slower
 once it has recorded, so it stays out of the figures): the share of CPU samples by where the
-sampled thread was (RocksDB, this extension, Spark, ...).
+sampled thread was (RocksDB, this extension, Spark, ...). The JVM then runs with
+`-XX:+DebugNonSafepoints`, so that samples are put on the line that was running.
 
 `--groups`, `--rows-per-batch` and `--window` run one shape of your own instead; `--only append,window`
 runs some of a shape's queries (no report, their JSON lines only, which list each measured
@@ -384,6 +385,10 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
         # Every progress report of a query is kept (Spark keeps 100): a whole cycle of the
         # 1,200 s window and its profile take more than 90 micro-batches.
         "spark.sql.streaming.numRecentProgressUpdates": "1000",
+        # JFR's samples land on the nearest safepoint without this: a tenth of them on the wrong
+        # line of the query's hot loops. It changes what the JIT records, not what it compiles.
+        **({"spark.driver.extraJavaOptions": "-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"}
+           if args.profile else {}),
     })
     by_shape = [run_shape(spark, args, shape) for shape in args.shapes]
     if args.profile:  # after every measurement (see profile_shape)
