@@ -30,7 +30,7 @@ final class StoredFront(state: WindowStateStore, memory: RowStack) extends Parti
 
   private def advance(): Unit = {
     onStored = cursor.next()
-    storedTop = if (onStored) state.codec.buffer(cursor.value) else null
+    storedTop = if (onStored) cursor.buffer(state.codec) else null
   }
 
   override def isEmpty: Boolean = !onStored && memory.isEmpty
