@@ -10,8 +10,9 @@ import org.apache.spark.sql.types.StructType
 /**
  * Builds the output row of one window: the operator's result expressions (the SELECT list of the
  * aggregation) over the group's keys, the window column `struct(start, end)` ([[WindowColumn]])
- * and the aggregate results, all in one generated projection. With declarative aggregates the results are computed
- * from the window's two parts inside that projection; otherwise the buffers evaluate them first.
+ * and the aggregate results, all in one generated projection. With declarative aggregates the
+ * results are computed from the window's two parts inside that projection; otherwise the buffers
+ * evaluate them first.
  *
  * @param keys              the grouping keys, as the key rows given to [[write]] hold them
  * @param window            the window column
@@ -39,7 +40,8 @@ final class WindowRowWriter(
     resultExpressions.map(_.transformUp {
       case a: Attribute if byId.contains(a.exprId) => byId(a.exprId)
     }.transformUp { // w.start, w.end: the bound itself, not a struct built to be taken apart
-      case GetStructField(WindowColumn(start, end, _), ordinal, _) => if (ordinal == 0) start else end
+      case GetStructField(WindowColumn(startBound, endBound, _), ordinal, _) =>
+        if (ordinal == 0) startBound else endBound
     })
   }
 

@@ -4,8 +4,8 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.unsafe.Platform
 import org.apache.spark.sql.slidingwindow.state.StateRowKind.{Meta, Partial, Record, Suffix}
+import org.apache.spark.unsafe.Platform
 
 /**
  * State format 2: each group's [[GroupRecord]], over the rows and time index of state format 1
