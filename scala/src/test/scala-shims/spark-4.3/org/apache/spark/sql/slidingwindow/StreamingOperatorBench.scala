@@ -28,6 +28,9 @@ import org.apache.spark.sql.types.{LongType, TimestampType}
  *   java -cp <test jar>:<main jar>:<every jar of pyspark> org.apache.spark.sql.slidingwindow.StreamingOperatorBench \
  *     [groups 25000] [window seconds 1200] [rows per group per micro-batch 1] [append|update] [rounds 3]
  *
+ * The mode may be a list, `append,update`: the rounds of each mode in turn, in one JVM (the JIT
+ * compiles the code that the modes share for the classes that ran first).
+ *
  * Settings of the session (`spark.sql.*`) are read from the JVM's system properties (`-D`); the
  * store is opened with the operator's own settings over them, as a query opens it (RocksDB's
  * changelog checkpointing on, its key count off). No maintenance thread runs here: with changelog
@@ -44,7 +47,7 @@ object StreamingOperatorBench {
     val groups = if (args.length > 0) args(0).toInt else 25000
     val windowSeconds = if (args.length > 1) args(1).toLong else 1200L
     val rowsPerGroup = if (args.length > 2) args(2).toInt else 1
-    val append = args.length <= 3 || args(3) != "update"
+    val modes = if (args.length > 3) args(3).split(",").toSeq else Seq("append")
     val rounds = if (args.length > 4) args(4).toInt else 3
     val advance = 30L * 1000000L
     val delay = 10L * 1000000L
@@ -63,7 +66,6 @@ object StreamingOperatorBench {
     val sqlConf = new SQLConf
     // Further settings (the operator's, RocksDB's) as JVM system properties: -Dspark.sql.slidingWindow.state.chunkRows=32
     sys.props.foreach { case (key, value) => if (key.startsWith("spark.sql.")) sqlConf.setConfString(key, value) }
-    val limits = RecordLimits(sqlConf, append)
     val recordCacheBytes = RecordCache.maxBytes(sqlConf)
     val perBatch = sys.props.get("bench.perBatch").contains("true")
     val keyBytesOrder = sqlConf.getConfString(KeyBytesOrder.enabledKey, "true").toBoolean
@@ -74,7 +76,8 @@ object StreamingOperatorBench {
 
     val hadoopConf = new Configuration
     hadoopConf.set("sql.streaming.runId", java.util.UUID.randomUUID.toString) // StreamExecution.RUN_ID_KEY
-    for (round <- 1 to rounds) {
+    for (mode <- modes; append = mode != "update"; round <- 1 to rounds) {
+      val limits = RecordLimits(sqlConf, append)
       val dir = Files.createTempDirectory("swa-operator-bench").toFile
       val provider = new RocksDBStateStoreProvider
       provider.init(StateStoreId(dir.getAbsolutePath, 0, 0), layout.keySchema, layout.valueSchema,
