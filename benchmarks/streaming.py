@@ -17,17 +17,23 @@ then `--measured` more, over which it is measured, or more: at least one cycle o
 
 For each shape (groups x rows per group per micro-batch x window, SHAPES), on the same stream:
 (a) sliding_window, append mode; (b) sliding_window, update mode; (c) Spark's tumbling
-`window()` with the same aggregates (count, sum, max), append mode. The three run `--rounds`
-times, interleaved and each round in another order (a, b, c; b, c, a; c, a, b; ...), the state
-stores of one unloaded (and its tasks ended: settle) before the next starts; a query's figures are those of its median round
-(one query measured alone varied up to 2x with its place in the run). With `--profile`, once every
-shape is measured, each query runs once more with a JFR recording of as many micro-batches again
-after the measured ones (the profiler slows some code more than other, and the JVM stays slower
-once it has recorded, so it stays out of the figures): the share of CPU samples by where the
-sampled thread was (RocksDB, this extension, Spark, ...). The JVM then runs with
-`-XX:+DebugNonSafepoints`, so that samples are put on the line that was running.
+`window()` with the same aggregates (count, sum, max), append mode. Each shape runs in a JVM of
+its own (a child process, `--shapes`): what the JIT compiled, the heap and the caches that the
+queries of the shapes before left behind stay out of its figures (the 1,200 s shape, run last in
+one JVM after twelve queries, gave update mode 79k to 83k rows/s; in a JVM of its own, 85k to
+96k). The three run `--rounds` times, interleaved and each round in another order (a, b, c; b,
+c, a; c, a, b; ...), the state stores of one unloaded (and its tasks ended: settle) before the
+next starts; a query's figures are those of its median round (one query measured alone varied up
+to 2x with its place in the run). With `--profile`, once the shape is measured, each query runs
+once more with a JFR recording of as many micro-batches again after the measured ones (the
+profiler slows some code more than other, and the JVM stays slower once it has recorded, so it
+stays out of the figures): the share of CPU samples by where the sampled thread was (RocksDB,
+this extension, Spark, ...). The JVM then runs with `-XX:+DebugNonSafepoints`, so that samples
+are put on the line that was running.
 
-`--groups`, `--rows-per-batch` and `--window` run one shape of your own instead; `--only append,window`
+`--groups`, `--rows-per-batch` and `--window` run one shape of your own instead, in this process;
+`--shapes 100000:1:60,1000:100:60` shapes of your own (groups:rows per group:window seconds),
+each in a child process; `--only append,window`
 runs some of a shape's queries (no report, their JSON lines only, which list each measured
 micro-batch's milliseconds in `batch_ms`); `--profile --methods 40` also prints the 40 methods with
 the most CPU samples, by samples in the method itself and on the stack.
@@ -279,6 +285,9 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--profile", action="store_true", help="a JFR profile of each query")
     p.add_argument("--methods", type=int, default=0,
                    help="with --profile, print the N methods most sampled, by self and total samples")
+    p.add_argument("--shapes", help="shapes of your own, each in a JVM of its own: "
+                   "groups:rows per group per micro-batch:window seconds, comma-separated")
+    p.add_argument("--json", action="store_true", help="print the results' JSON lines only, no report")
     p.add_argument("--only", help="run only these queries of each shape: append, update, window (comma-separated)")
     p.add_argument("--report", help="write the results as Markdown to this file")
     args = p.parse_args(argv)
@@ -288,6 +297,9 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         args.rows_per_batch = args.rows_per_batch or groups
         args.groups = groups
         args.shapes = [Shape(groups, max(1, args.rows_per_batch // groups), args.window)]
+    elif args.shapes:
+        args.shapes = [Shape(int(g), int(r), float(w))
+                       for g, r, w in (shape.split(":") for shape in args.shapes.split(","))]
     else:
         args.shapes = SHAPES
     return args
@@ -334,6 +346,7 @@ def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
     for r in results:
         r["shape"] = shape.name
         r["shape_key"] = [shape.groups, shape.rows_per_group, shape.window]
+        r["jvm_pid"] = spark._jvm.java.lang.ProcessHandle.current().pid()  # the JVM it ran in
     return results
 
 
@@ -379,6 +392,19 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
     # Killed (`kill`, a CI timeout), the run still stops its query and removes its checkpoint
     # (`measure`'s finally): a whole cycle of the 1,200 s shape leaves gigabytes behind otherwise.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    if len(args.shapes) == 1:
+        results = measure_shape(args, args.shapes[0])
+    else:
+        results = [r for shape in args.shapes for r in shape_in_child(args, shape)]
+    for r in results:
+        print(json.dumps(r), flush=True)
+    if not args.only and not args.json:  # the report compares the three queries of each shape
+        publish(render(args, results), args.report)
+    return results
+
+
+def measure_shape(args, shape: Shape) -> List[Dict]:
+    """A shape's queries, in a session of this process, then (`--profile`) their profiles."""
     spark = session("sliding-window-agg streaming benchmark", conf={
         "spark.sql.shuffle.partitions": str(args.partitions),
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
@@ -390,17 +416,36 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
         **({"spark.driver.extraJavaOptions": "-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"}
            if args.profile else {}),
     })
-    by_shape = [run_shape(spark, args, shape) for shape in args.shapes]
+    results = run_shape(spark, args, shape)
     if args.profile:  # after every measurement (see profile_shape)
-        for shape, results in zip(args.shapes, by_shape):
-            profile_shape(spark, args, shape, results)
-    results = [r for results in by_shape for r in results]
-    for r in results:
-        print(json.dumps(r), flush=True)
-    if not args.only:  # the report compares the three queries of each shape
-        publish(render(args, results), args.report)
+        profile_shape(spark, args, shape, results)
     spark.stop()
     return results
+
+
+OPTIONS = ("advance", "delay", "measured", "rounds", "partitions", "timeout", "methods", "only")
+
+
+def shape_in_child(args, shape: Shape) -> List[Dict]:
+    """A shape measured by a child process (a JVM of its own), with this run's options."""
+    command = [sys.executable, "-m", "benchmarks.streaming", "--json",
+               "--groups", str(shape.groups), "--rows-per-batch", str(shape.groups * shape.rows_per_group),
+               "--window", str(shape.window)]
+    for option in OPTIONS:
+        if getattr(args, option) is not None:
+            command += [f"--{option.replace('_', '-')}", str(getattr(args, option))]
+    if args.profile:
+        command.append("--profile")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # Its report lines pass through; its stderr (Spark's log) goes where this process's goes.
+    child = subprocess.run(command, cwd=root, stdout=subprocess.PIPE, text=True)
+    lines = child.stdout.splitlines()
+    for line in lines:
+        if not line.startswith("{"):
+            print(line, flush=True)
+    if child.returncode != 0:
+        raise RuntimeError(f"{shape.name}: the child process failed ({child.returncode})")
+    return [json.loads(line) for line in lines if line.startswith("{")]
 
 
 def render(args, results: List[Dict]) -> str:

@@ -44,6 +44,24 @@ def test_streaming_benchmark_runs(tmp_path):
         assert len(r["batch_ms"]) == r["batches"] == 3 and all(ms > 0 for ms in r["batch_ms"]), r
 
 
+def test_streaming_benchmark_measures_each_shape_in_a_process_of_its_own(tmp_path):
+    report = tmp_path / "streaming.md"
+    out = run_benchmark("benchmarks.streaming", "--shapes", "40:2:10,30:1:10", "--advance", "10",
+                        "--delay", "5", "--measured", "2", "--partitions", "2", "--rounds", "1",
+                        "--report", str(report), timeout=600)
+    text = report.read_text()
+    for shape in ("40 groups x 2 rows, 10 s window", "30 groups x 1 row, 10 s window"):
+        assert f"| {shape} | sliding_window, append |" in text and f"- {shape}: update mode sustains" in text
+    results = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert [(r["shape_key"], r["name"], r["mode"]) for r in results] == [
+        ([g, r, 10.0], name, mode) for g, r in ((40, 2), (30, 1))
+        for name, mode in (("sliding_window", "append"), ("sliding_window", "update"), ("window()", "append"))]
+    assert all(len(r["batch_ms"]) == 2 for r in results)
+    # A shape's queries share a JVM, and no other shape's ran in it.
+    assert len({r["jvm_pid"] for r in results[:3]}) == len({r["jvm_pid"] for r in results[3:]}) == 1
+    assert results[0]["jvm_pid"] != results[3]["jvm_pid"]
+
+
 def test_memory_benchmark_runs():
     out = run_benchmark("benchmarks.memory", "--rows", "300000", "--windows", "20000", timeout=600)
     assert "300,000" in out  # the group case
