@@ -115,7 +115,8 @@ case class StreamingWindowedAggregateExec(
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, eviction, limits, recordCacheBytes)
+      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, eviction, limits, recordCacheBytes,
+        verifyCount)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,

@@ -29,16 +29,22 @@ import org.apache.spark.unsafe.Platform
  * it ([[claimed]]), and next time the group is visited at its ingestion again. So a group that
  * receives rows in every micro-batch writes its record and nothing else. An entry under the
  * watermark of a group that received no rows is met by [[due]]: the group is visited if its
- * next visit is due ([[stillDue]]), and its entry moves to its next visit.
+ * next visit is due ([[stillDue]]), and its entry moves to its next visit. Where every group
+ * receives rows in every micro-batch, [[due]] would read every entry and pass over all of
+ * them: the store counts the index's entries ([[StoredRowCount]]), and `due` does not read the
+ * index when none is left but those claimed.
  *
- * @param watermark the micro-batch's eviction watermark: visits due at or below it are made by
- *                  this micro-batch.
+ * @param watermark   the micro-batch's eviction watermark: visits due at or below it are made
+ *                    by this micro-batch.
+ * @param verifyIndex for the tests: each commit checks the count of the time index's entries
+ *                    against the entries themselves (read all).
  */
 private[state] final class GroupRecordStore(
     rows: WindowStateStore,
     watermark: Option[Long],
     limits: RecordLimits,
-    recordCacheBytes: Long)
+    recordCacheBytes: Long,
+    verifyIndex: Boolean = false)
   extends WindowStateStore(rows.store, rows.layout) {
   import limits._
 
@@ -72,8 +78,21 @@ private[state] final class GroupRecordStore(
     .map(c => RecordCache.take(store.id, c.token, recordCacheBytes)).orNull
 
   override def prepareCommit(): Unit = count.foreach { c =>
-    c.save(rowCount.get, if (cache != null) cache.token else 0L)
+    val entries = if (c.indexEntries >= 0) c.indexEntries + indexCreated - indexRemoved else rows.indexEntries()
+    if (verifyIndex && entries != rows.indexEntries()) {
+      throw new IllegalStateException(s"time index entries counted: $entries, in the index: ${rows.indexEntries()}")
+    }
+    c.save(rowCount.get, if (cache != null) cache.token else 0L, entries)
   }
+
+  // The time index's entries this micro-batch created and removed; of those it removed, the
+  // entries at or below the watermark that no group claimed (`claimed` holds those claimed), and
+  // whether the group open claimed its entry.
+  private var indexCreated = 0L
+  private var indexRemoved = 0L
+  private var unclaimedRemovedDue = 0L
+  private var claimedEntry = false
+  private var claimsElsewhere = false // a claim under another watermark than this micro-batch's
   override def committed(): Unit = if (cache != null) RecordCache.publish(store.id, cache, recordCacheBytes)
   override def hasTimeIndex: Boolean = rows.hasTimeIndex
   private var movedToRows = 0L
@@ -105,6 +124,7 @@ private[state] final class GroupRecordStore(
     if (loadedChunks.nonEmpty) loadedChunks.clear()
     if (writtenChunks.nonEmpty) writtenChunks.clear()
     inserted = 0
+    claimedEntry = false
   }
 
   override def close(): Unit = {
@@ -150,8 +170,15 @@ private[state] final class GroupRecordStore(
     val keep = next != GroupRecord.NoVisit && indexed != GroupRecord.NoVisit && indexed <= next &&
       (indexed > consumedThrough || active)
     if (!keep && indexed != next) {
-      if (indexed != GroupRecord.NoVisit) rows.unschedule(indexed, group)
-      if (next != GroupRecord.NoVisit) rows.schedule(next, group)
+      if (indexed != GroupRecord.NoVisit) {
+        rows.unschedule(indexed, group)
+        indexRemoved += 1
+        if (indexed <= consumedThrough && !claimedEntry) unclaimedRemovedDue += 1
+      }
+      if (next != GroupRecord.NoVisit) {
+        rows.schedule(next, group)
+        indexCreated += 1
+      }
       record.indexed = next
       changed = true
     }
@@ -461,7 +488,21 @@ private[state] final class GroupRecordStore(
    * With a time index, the groups whose entry is at or below the watermark, but those claimed;
    * entries are not consumed: [[close]] moves them. Without one, every group but those claimed.
    */
-  override def due(watermark: Long): Iterator[UnsafeRow] = rows.scheduledThrough(watermark, claimed)
+  override def due(watermark: Long): Iterator[UnsafeRow] =
+    if (onlyClaimedEntriesDue(watermark)) Iterator.empty else rows.scheduledThrough(watermark, claimed)
+
+  /**
+   * Whether every entry of the index at or below `watermark` is claimed, without reading the
+   * index. The entries at the version opened (`stored`) are those claimed, those under the
+   * watermark removed unclaimed, and others; an entry this micro-batch created is later than the
+   * watermark. So when the first two add up to `stored`, no entry under the watermark is left
+   * to find. A store whose count row does not count the entries (written before it did) reads
+   * the index.
+   */
+  private def onlyClaimedEntriesDue(watermark: Long): Boolean = count.exists { c =>
+    val stored = c.indexEntries
+    stored >= 0 && watermark == consumedThrough && !claimsElsewhere && stored == claimed.count + unclaimedRemovedDue
+  }
 
   /** Whether the group met by [[due]] has a visit due: its entry may be a lower bound only. */
   override def stillDue(watermark: Long): Boolean =
@@ -479,8 +520,10 @@ private[state] final class GroupRecordStore(
       claimed.add(this.group)
       true
     } else {
+      if (watermark != consumedThrough) claimsElsewhere = true
       if (record.indexed != GroupRecord.NoVisit && record.indexed <= watermark) {
         claimed.add(rows.scheduleEntry(record.indexed, group))
+        claimedEntry = true
       }
       firstNew <= watermark || stillDue(watermark)
     }

@@ -25,6 +25,9 @@ private[state] final class GroupSet {
 
   def isEmpty: Boolean = size == 0
 
+  /** The number of rows in the set. */
+  def count: Int = size
+
   /** Where `row`, of hash code `h`, is in the tables, or the free slot it would take. */
   private def slot(row: UnsafeRow, h: Int, hashes: Array[Int], rows: Array[UnsafeRow]): Int = {
     val mask = rows.length - 1

@@ -63,6 +63,13 @@ private[state] final class IndexedWindowStateStore(store: StateStore, layout: Wi
   override private[state] def scheduledThrough(watermark: Long, except: GroupSet): Iterator[UnsafeRow] =
     new IndexHead(watermark, consume = false, except)
 
+  override private[state] def indexEntries(): Long = {
+    val entries = StateStoreApi.iterator(store, layout.indexFamily)
+    var n = 0L
+    try while (entries.hasNext) { entries.next(); n += 1 } finally entries.close()
+    n
+  }
+
   override private[state] def scheduleEntry(time: Long, group: InternalRow): UnsafeRow = codec.indexKey(time, group).copy()
 
   /**

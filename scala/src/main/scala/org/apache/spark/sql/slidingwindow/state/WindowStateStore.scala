@@ -162,6 +162,9 @@ abstract class WindowStateStore private[state] (val store: StateStore, val layou
   private[state] def scheduledThrough(watermark: Long, except: GroupSet): Iterator[UnsafeRow] =
     due(watermark).filterNot(except.contains)
 
+  /** The number of entries of the time index, read all (without one: 0). */
+  private[state] def indexEntries(): Long = 0L
+
   /**
    * What [[scheduledThrough]] compares with `except`, of `group` scheduled at `time` (a copy):
    * its entry in the time index (so that an entry passed over is never turned into a group), or
@@ -218,13 +221,16 @@ object WindowStateStore {
    * The store of one micro-batch of one partition, whose eviction watermark is `watermark` (its
    * [[due]] groups are visited in it). State format 2 arranges a group's rows by `limits`, and
    * with a time index keeps their records in memory between micro-batches, in up to
-   * `recordCacheBytes` ([[RecordCache.maxBytes]]).
+   * `recordCacheBytes` ([[RecordCache.maxBytes]]). With `verifyCounts` (the tests,
+   * [[verifyRowCountKey]]), each commit of state format 2 checks what it counts of its time index.
    */
   def apply(store: StateStore, layout: WindowStateLayout, hasTimeIndex: Boolean, orderedRows: Boolean,
-      watermark: Option[Long], limits: RecordLimits, recordCacheBytes: Long): WindowStateStore = {
+      watermark: Option[Long], limits: RecordLimits, recordCacheBytes: Long,
+      verifyCounts: Boolean = false): WindowStateStore = {
     val rows =
       if (hasTimeIndex) new IndexedWindowStateStore(store, layout, orderedRows)
       else new ScanningWindowStateStore(store, layout)
-    if (layout.hasGroupRecords) new GroupRecordStore(rows, watermark, limits, recordCacheBytes) else rows
+    if (layout.hasGroupRecords) new GroupRecordStore(rows, watermark, limits, recordCacheBytes, verifyCounts)
+    else rows
   }
 }

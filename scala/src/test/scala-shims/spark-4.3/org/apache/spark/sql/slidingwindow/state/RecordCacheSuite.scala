@@ -1,16 +1,10 @@
 package org.apache.spark.sql.slidingwindow.state
 
-import java.nio.file.Files
-
-import org.apache.hadoop.conf.Configuration
 import org.junit.Assert._
 import org.junit.Test
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.execution.streaming.state.{RocksDBStateStoreProvider, StateStore, StateStoreConf, StateStoreId}
-import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.slidingwindow.execution.WindowStateStoreWriter
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 /**
@@ -28,34 +22,7 @@ class RecordCacheSuite {
 
   private def group(k: Long): UnsafeRow = groupRow(InternalRow(k)).copy()
 
-  private final class Store(cacheBytes: Long) {
-    private val dir = Files.createTempDirectory("swa-record-cache").toFile
-    private val provider = new RocksDBStateStoreProvider
-    private val hadoopConf = new Configuration
-    hadoopConf.set("sql.streaming.runId", java.util.UUID.randomUUID.toString)
-    provider.init(StateStoreId(dir.getAbsolutePath, 0, 0), layout.keySchema, layout.valueSchema,
-      layout.keyEncoding(ordered = true), true,
-      new StateStoreConf(WindowStateStoreWriter.storeSettings(new SQLConf, providerCountsRows = false)), hadoopConf)
-
-    /** One micro-batch from `version`: `f` on its state, then a commit unless `fail`. */
-    def batch[T](version: Long, fail: Boolean = false)(f: WindowStateStore => T): (T, WindowStateStore) = {
-      val store: StateStore = provider.getStore(version)
-      val state = WindowStateStore(store, layout, hasTimeIndex = true, orderedRows = true, None, limits, cacheBytes)
-      val result = f(state)
-      if (fail) store.abort()
-      else {
-        state.prepareCommit()
-        store.commit()
-        state.committed()
-      }
-      (result, state)
-    }
-
-    def close(): Unit = {
-      provider.close()
-      org.apache.commons.io.FileUtils.deleteQuietly(dir)
-    }
-  }
+  private def newStore(cacheBytes: Long) = new RocksDBTestStore(layout, limits, cacheBytes)
 
   /** Sets each group's Meta row to the count `n`. */
   private def write(state: WindowStateStore, groups: Seq[Long], n: Long): Unit = groups.foreach { k =>
@@ -80,8 +47,8 @@ class RecordCacheSuite {
    * Every group's count set to 1 in version 1, what `between` does, then the next micro-batch
    * from version 1 reads the counts back: its state, once it checked that they are all 1.
    */
-  private def nextMicroBatch(cacheBytes: Long, between: Store => Unit = _ => ()): WindowStateStore = {
-    val store = new Store(cacheBytes)
+  private def nextMicroBatch(cacheBytes: Long, between: RocksDBTestStore => Unit = _ => ()): WindowStateStore = {
+    val store = newStore(cacheBytes)
     try {
       store.batch(0)(write(_, groups, 1))
       between(store)
@@ -101,7 +68,7 @@ class RecordCacheSuite {
     assertEquals(groups.size.toLong, nextMicroBatch(cacheBytes = 0).rowsRead)
 
   @Test def aRerunOfAMicroBatchReadsTheVersionItOpened(): Unit = {
-    val store = new Store(cacheBytes = -1)
+    val store = newStore(cacheBytes = -1)
     try {
       store.batch(0)(write(_, groups, 1)) // version 1: counts 1
       store.batch(1)(write(_, groups, 2)) // version 2: counts 2, cached
@@ -123,7 +90,7 @@ class RecordCacheSuite {
   }
 
   @Test def recordsRemovedAreRemovedFromTheCache(): Unit = {
-    val store = new Store(cacheBytes = -1)
+    val store = newStore(cacheBytes = -1)
     try {
       store.batch(0)(write(_, groups, 1))
       store.batch(1) { state =>
@@ -145,13 +112,13 @@ class RecordCacheSuite {
     assertEquals(groups.size.toLong, nextMicroBatch(cacheBytes = 1000).rowsRead)
 
   @Test def theExecutorsRecordsStayWithinTheBound(): Unit = {
-    val first = new Store(cacheBytes = -1)
+    val first = newStore(cacheBytes = -1)
     val before = RecordCache.publishedBytesForTests
     first.batch(0)(write(_, groups, 1))
     val bytes = RecordCache.publishedBytesForTests - before // one partition's records
     assertTrue(bytes > 0)
     val bound = bytes * 5 / 2
-    val others = (0 until 3).map(_ => new Store(cacheBytes = bound))
+    val others = (0 until 3).map(_ => newStore(cacheBytes = bound))
     try {
       others.foreach(_.batch(0)(write(_, groups, 1)))
       assertTrue(RecordCache.publishedBytesForTests <= bound)

@@ -1,0 +1,49 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import java.nio.file.Files
+
+import org.apache.hadoop.conf.Configuration
+
+import org.apache.spark.sql.execution.streaming.state.{RocksDBStateStoreProvider, StateStore, StateStoreConf, StateStoreId}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.slidingwindow.execution.WindowStateStoreWriter
+
+/**
+ * A real RocksDB store of one partition for the JUnit suites of state format 2, opened as a query
+ * opens it (the provider's row count off), micro-batch after micro-batch.
+ */
+private[state] final class RocksDBTestStore(layout: WindowStateLayout, limits: RecordLimits, cacheBytes: Long) {
+  private val dir = Files.createTempDirectory("swa-state-store").toFile
+  private val provider = new RocksDBStateStoreProvider
+  private val hadoopConf = new Configuration
+  hadoopConf.set("sql.streaming.runId", java.util.UUID.randomUUID.toString)
+  provider.init(StateStoreId(dir.getAbsolutePath, 0, 0), layout.keySchema, layout.valueSchema,
+    layout.keyEncoding(ordered = true), true,
+    new StateStoreConf(WindowStateStoreWriter.storeSettings(new SQLConf, providerCountsRows = false)), hadoopConf)
+
+  /**
+   * One micro-batch from `version` under the eviction `watermark`: `f` on its state (which checks
+   * what it counts of its time index at the commit), then a commit unless `fail` (or `f` throws) (`beforeCommit`
+   * once the state has written what it writes before a commit).
+   */
+  def batch[T](version: Long, fail: Boolean = false, watermark: Option[Long] = None,
+      beforeCommit: WindowStateStore => Unit = _ => ())(f: WindowStateStore => T): (T, WindowStateStore) = {
+    val store: StateStore = provider.getStore(version)
+    val state = WindowStateStore(store, layout, hasTimeIndex = true, orderedRows = true, watermark, limits,
+      cacheBytes, verifyCounts = true)
+    val result = try f(state) catch { case e: Throwable => store.abort(); throw e }
+    if (fail) store.abort()
+    else {
+      state.prepareCommit()
+      beforeCommit(state)
+      store.commit()
+      state.committed()
+    }
+    (result, state)
+  }
+
+  def close(): Unit = {
+    provider.close()
+    org.apache.commons.io.FileUtils.deleteQuietly(dir)
+  }
+}
