@@ -4,8 +4,7 @@ import org.junit.Assert._
 import org.junit.Test
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.types.{LongType, StructField, StructType}
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 
 /**
  * Which groups [[WindowStateStore.due]] finds in state format 2 on a real RocksDB store, and when
@@ -15,14 +14,8 @@ import org.apache.spark.sql.types.{LongType, StructField, StructType}
  * the index's entries against the index ([[RocksDBTestStore]]).
  */
 class DueGroupsSuite {
-  private val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType, nullable = false)()),
-    StructType(Seq(StructField("n", LongType, nullable = true))))
-  private val codec = layout.codec()
-  private val limits = RecordLimits(inlineRows = 512, resweepRows = 16, chunkRows = 16, hotRows = 2, chunked = true)
-  private val groupRow = UnsafeProjection.create(Array[org.apache.spark.sql.types.DataType](LongType))
+  import RocksDBTestStore.{codec, group, layout, limits}
   private val groups = 0L until 20L
-
-  private def group(k: Long): UnsafeRow = groupRow(InternalRow(k)).copy()
 
   /** Opens each group as an ingestion does: claims its visit under `watermark`, schedules `next`. */
   private def ingest(state: WindowStateStore, ks: Seq[Long], watermark: Long, next: Long): Unit = ks.foreach { k =>

@@ -4,8 +4,6 @@ import org.junit.Assert._
 import org.junit.Test
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 /**
  * The records an executor keeps between micro-batches ([[RecordCache]]), on a real RocksDB
@@ -14,13 +12,7 @@ import org.apache.spark.sql.types.{LongType, StructField, StructType}
  * rerun of a micro-batch, a task that failed), or the cache is off or outgrown.
  */
 class RecordCacheSuite {
-  private val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType, nullable = false)()),
-    StructType(Seq(StructField("n", LongType, nullable = true))))
-  private val codec = layout.codec()
-  private val limits = RecordLimits(inlineRows = 512, resweepRows = 16, chunkRows = 16, hotRows = 2, chunked = true)
-  private val groupRow = UnsafeProjection.create(Array[org.apache.spark.sql.types.DataType](LongType))
-
-  private def group(k: Long): UnsafeRow = groupRow(InternalRow(k)).copy()
+  import RocksDBTestStore.{codec, group, layout, limits}
 
   private def newStore(cacheBytes: Long) = new RocksDBTestStore(layout, limits, cacheBytes)
 

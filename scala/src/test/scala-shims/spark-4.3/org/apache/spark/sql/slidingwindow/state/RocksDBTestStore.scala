@@ -4,9 +4,12 @@ import java.nio.file.Files
 
 import org.apache.hadoop.conf.Configuration
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.{RocksDBStateStoreProvider, StateStore, StateStoreConf, StateStoreId}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.execution.WindowStateStoreWriter
+import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType}
 
 /**
  * A real RocksDB store of one partition for the JUnit suites of state format 2, opened as a query
@@ -46,4 +49,17 @@ private[state] final class RocksDBTestStore(layout: WindowStateLayout, limits: R
     provider.close()
     org.apache.commons.io.FileUtils.deleteQuietly(dir)
   }
+}
+
+private[state] object RocksDBTestStore {
+  /** The suites' state: groups of one long key, one count as the aggregation buffer. */
+  val layout: WindowStateLayout = WindowStateLayout(2, Seq(AttributeReference("k", LongType, nullable = false)()),
+    StructType(Seq(StructField("n", LongType, nullable = true))))
+  val codec: WindowStateCodec = layout.codec()
+  val limits: RecordLimits =
+    RecordLimits(inlineRows = 512, resweepRows = 16, chunkRows = 16, hotRows = 2, chunked = true)
+  private val groupRow = UnsafeProjection.create(Array[DataType](LongType))
+
+  /** The group of key `k`. */
+  def group(k: Long): UnsafeRow = groupRow(InternalRow(k)).copy()
 }
