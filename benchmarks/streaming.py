@@ -477,7 +477,7 @@ def render(args, results: List[Dict]) -> str:
         notes.append(f"- With {large['state_bytes'] / small['state_bytes']:.1f}x the state on disk (the 1200 s "
                      f"window; {large['state_rows'] / small['state_rows']:.1f}x the state rows), a micro-batch "
                      f"of sliding_window takes {large['ms_median'] / small['ms_median']:.2f}x the time and reads "
-                     f"{large['rows_read'] / small['rows_read']:.2f}x the state rows.")
+                     f"{per_row(large, 'rows_read')} state rows per input row against {per_row(small, 'rows_read')}.")
     longest = max(shape.window for shape in args.shapes)
     return (f"{args.advance:.0f} s of event time per micro-batch, watermark delay {args.delay:.0f} s, "
             f"count, sum and max, RocksDB state, {args.partitions} partitions, "
