@@ -71,7 +71,7 @@ CHANGES = {
                      "`id` BIGINT", "`v` BIGINT"),
     "grouping keys": (windowed(), windowed(keys=("k2",)), "[`k` STRING]", "[`k2` STRING]"),
     "aggregate functions": (windowed(), windowed(aggregates=lambda: [F.max("v").alias("total")]),
-                            "[sum(v)]", "[max(v)]"),
+                            "[#1 sum(v)]", "[#1 max(v)]"),
 }
 
 
@@ -97,6 +97,10 @@ def test_a_new_query_records_its_state_format(spark, tmp_path):
         record = json.load(f)
     assert record == {"stateFormatVersion": 2, "function": "sliding_window", "size": "'10 seconds'",
                       "time": "`ts` TIMESTAMP", "keys": ["`k` STRING"], "aggregates": ["sum(v)"],
+                      # what it computes (docs/streaming.md, "Restarting a changed query")
+                      "aggregateIdentities": ["AggregateExpression(Sum(v), isDistinct=false, filter=None) "
+                                              "RETURNS BIGINT"],
+                      "bufferTypes": ["BIGINT"],
                       "outputMode": "Append",
                       # the default provider: no time index (docs/compatibility.md)
                       "timeIndex": False, "orderedRows": False}

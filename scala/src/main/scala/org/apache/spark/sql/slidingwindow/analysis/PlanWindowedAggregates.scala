@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expr
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.slidingwindow.expressions.AggregateIdentity
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate, WindowGrouping}
 
 /**
@@ -45,10 +46,11 @@ object PlanWindowedAggregates extends Rule[LogicalPlan] {
     val input = grouping.child
     val projected = if (computed.isEmpty) input else Project(input.output ++ computed, input)
     val withTime = Filter(IsNotNull(time.toAttribute), projected)
-    // Each aggregate named after its result attribute, which the results refer to.
+    // Each aggregate named after its result attribute, which the results refer to; what it
+    // computes is taken here, before the optimizer rewrites it.
     val named = aggregates.map { ae =>
       val result = ae.resultAttribute
-      AggregateColumn(ae, result.name, result.exprId)
+      AggregateColumn(ae, result.name, result.exprId, AggregateIdentity.of(ae))
     }
     Project(results,
       WindowedAggregate(grouping.definition, keys.map(_.toAttribute), time.toAttribute,

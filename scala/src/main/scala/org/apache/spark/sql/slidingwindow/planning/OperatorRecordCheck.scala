@@ -23,7 +23,8 @@ import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOpera
  *    ([[StateFormatVersion.forNewQuery]]);
  *  - a restart: a record of an unknown version, or a query that changed what the state depends
  *    on (or switched from append to update mode), fails with a clear error before any
- *    micro-batch runs; a switch from update to append mode is recorded;
+ *    micro-batch runs; a switch from update to append mode is recorded, and so is what the
+ *    aggregates compute where the record does not say it yet;
  *  - a restart of a checkpoint that holds state but no record (written by release 0.1.0): its
  *    state is version 1 ([[StateFormatVersion.unrecorded]]); the record is written then, so
  *    that later restarts are checked too;
@@ -82,7 +83,8 @@ object OperatorRecordCheck {
       storage.unsupportedHere.foreach { needs =>
         WindowErrors.stateStorageUnsupported(query.function, storage.toString, needs, checkpoint)
       }
-      if (recorded.outputMode != query.outputMode || recorded.storage.isEmpty) {
+      if (recorded.outputMode != query.outputMode || recorded.storage.isEmpty ||
+          recorded.aggregateIdentities.isEmpty) {
         write(recorded.ranIn(query).withStorage(storage))
       } else {
         (recorded.stateFormatVersion, storage)

@@ -49,7 +49,7 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       val newVersion = StateFormatVersion.forNewQuery(conf)
       val (stateFormatVersion, storage) = (for (ie <- execution; id <- operatorId) yield {
         val record = WindowOperatorRecord.of(newVersion, a.definition, a.keys,
-          a.time, a.order, aggregates, outputMode.map(_.toString))
+          a.time, a.order, a.aggregates.map(_.identity), aggregates, outputMode.map(_.toString))
         OperatorRecordCheck.stateFormat(session, ie, id, record)
       }).getOrElse((newVersion, WindowStateStorage.forNewQuery(conf)))
       execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, storage, conf))

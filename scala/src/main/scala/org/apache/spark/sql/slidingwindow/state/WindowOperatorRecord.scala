@@ -5,7 +5,7 @@ import org.json4s.jackson.JsonMethods.{compact, parse, render}
 
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
-import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
+import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, WindowDefinition}
 
 /**
  * What a streaming windowed aggregation's state was written for, recorded in its checkpoint when
@@ -19,6 +19,14 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
  * rows (update mode emits changed windows only), so that switch is refused; the other way is
  * safe (append mode emits every window when it closes).
  *
+ * Aggregates are compared by what they compute ([[AggregateIdentity]]: `aggregateIdentities`,
+ * taken from the analyzed query, so that generated names and the Spark version's printing do
+ * not count, and flags that SQL text leaves out do), and by the types of the aggregation buffers
+ * the state holds (`bufferTypes`). `aggregates` is their SQL text, for messages. A record
+ * written before identities were recorded (release 0.1.0 and the first format-2 code) holds the
+ * SQL text of the optimized aggregates instead: a restart compares that text with the same text
+ * of the restarted query, generated names left out, and records the identities.
+ *
  * It also records how the state is arranged ([[WindowStateStorage]]), which a restart keeps.
  *
  * Stored as JSON; fields are compared as the text they show in error messages.
@@ -31,8 +39,11 @@ final case class WindowOperatorRecord(
     order: Option[String],
     keys: Seq[String],
     aggregates: Seq[String],
+    aggregateIdentities: Option[Seq[String]],
+    bufferTypes: Option[Seq[String]],
     outputMode: Option[String],
-    storage: Option[WindowStateStorage] = None) {
+    storage: Option[WindowStateStorage] = None,
+    optimizedAggregates: Seq[String] = Nil) {
 
   /**
    * The first difference that makes the state of `this` unusable by `query`: (what, the value
@@ -45,19 +56,57 @@ final case class WindowOperatorRecord(
       ("window size", size, query.size),
       ("time column", time, query.time),
       ("order column", order.getOrElse("none"), query.order.getOrElse("none")),
-      ("grouping keys", list(keys), list(query.keys)),
-      ("aggregate functions", list(aggregates), list(query.aggregates))
-    ).find { case (_, recorded, now) => recorded != now }.orElse {
-      // Of the output modes, only append -> update loses windows (see above).
-      val appendToUpdate = outputMode.contains(WindowOperatorRecord.Append) &&
-        query.outputMode.contains(WindowOperatorRecord.Update)
-      if (appendToUpdate) Some(("output mode", WindowOperatorRecord.Append, WindowOperatorRecord.Update))
-      else None
+      ("grouping keys", list(keys), list(query.keys))
+    ).find { case (_, recorded, now) => recorded != now }
+      .orElse(aggregateChange(query))
+      .orElse {
+        // Of the output modes, only append -> update loses windows (see above).
+        val appendToUpdate = outputMode.contains(WindowOperatorRecord.Append) &&
+          query.outputMode.contains(WindowOperatorRecord.Update)
+        if (appendToUpdate) Some(("output mode", WindowOperatorRecord.Append, WindowOperatorRecord.Update))
+        else None
+      }
+  }
+
+  /**
+   * A change of the aggregates: of what one computes, or of the buffers the state holds. When
+   * the query has as many aggregates as the record, only those that changed are shown, by
+   * position (`#2 first(v)`), each by its SQL text and, where that text did not change, by what
+   * it computes.
+   */
+  private def aggregateChange(query: WindowOperatorRecord): Option[(String, String, String)] = {
+    def list(xs: Seq[String]) = xs.mkString("[", ", ", "]")
+    aggregateIdentities match {
+      case None =>
+        val normalized = (xs: Seq[String]) => xs.map(WindowOperatorRecord.withoutGeneratedNames)
+        if (normalized(aggregates) == normalized(query.optimizedAggregates)) None
+        else Some(("aggregate functions", list(aggregates), list(query.optimizedAggregates)))
+      case Some(recorded) =>
+        val now = query.aggregateIdentities.getOrElse(Nil)
+        if (recorded == now) {
+          for (before <- bufferTypes; after <- query.bufferTypes if before != after)
+            yield ("aggregation buffer types", list(before), list(after))
+        } else if (recorded.length != now.length) {
+          Some(("aggregate functions", list(aggregates), list(query.aggregates)))
+        } else {
+          val changed = recorded.indices.filter(i => recorded(i) != now(i))
+          def shown(sql: Seq[String], ids: Seq[String]) = list(changed.map { i =>
+            val sameText = aggregates(i) == query.aggregates(i)
+            s"#${i + 1} ${sql(i)}" + (if (sameText) s" computed as ${ids(i)}" else "")
+          })
+          Some(("aggregate functions", shown(aggregates, recorded), shown(query.aggregates, now)))
+        }
     }
   }
 
-  /** The record of `query`'s run: this one's, with the query's output mode. */
-  def ranIn(query: WindowOperatorRecord): WindowOperatorRecord = copy(outputMode = query.outputMode)
+  /**
+   * The record of `query`'s run: this one's, with the query's output mode, and what its
+   * aggregates compute where this record does not say it.
+   */
+  def ranIn(query: WindowOperatorRecord): WindowOperatorRecord =
+    if (aggregateIdentities.isDefined) copy(outputMode = query.outputMode)
+    else copy(outputMode = query.outputMode, aggregates = query.aggregates,
+      aggregateIdentities = query.aggregateIdentities, bufferTypes = query.bufferTypes)
 
   def withVersion(version: Int): WindowOperatorRecord = copy(stateFormatVersion = version)
 
@@ -71,6 +120,8 @@ final case class WindowOperatorRecord(
     "order" -> order.map(JString(_)).getOrElse(JNothing),
     "keys" -> JArray(keys.map(JString(_)).toList),
     "aggregates" -> JArray(aggregates.map(JString(_)).toList),
+    "aggregateIdentities" -> aggregateIdentities.map(ids => JArray(ids.map(JString(_)).toList)).getOrElse(JNothing),
+    "bufferTypes" -> bufferTypes.map(ts => JArray(ts.map(JString(_)).toList)).getOrElse(JNothing),
     "outputMode" -> outputMode.map(JString(_)).getOrElse(JNothing),
     "timeIndex" -> storage.map(s => JBool(s.timeIndex)).getOrElse(JNothing),
     "orderedRows" -> storage.map(s => JBool(s.orderedRows)).getOrElse(JNothing))))
@@ -82,14 +133,18 @@ object WindowOperatorRecord {
   val Append = "Append"
   val Update = "Update"
 
-  /** The record of a query, for state format `version`. */
+  /**
+   * The record of a query, for state format `version`: `aggregates` are its aggregate columns,
+   * `optimized` the aggregate functions its state holds the buffers of, in that order.
+   */
   def of(
       version: Int,
       definition: WindowDefinition,
       keys: Seq[Attribute],
       time: Attribute,
       order: Option[Attribute],
-      aggregates: Seq[AggregateExpression],
+      aggregates: Seq[AggregateIdentity],
+      optimized: Seq[AggregateExpression],
       outputMode: Option[String]): WindowOperatorRecord =
     WindowOperatorRecord(
       version,
@@ -99,7 +154,17 @@ object WindowOperatorRecord {
       order.map(column),
       keys.map(column),
       aggregates.map(_.sql),
-      outputMode)
+      Some(aggregates.map(_.computes)),
+      Some(optimized.flatMap(_.aggregateFunction.aggBufferAttributes.map(_.dataType.sql))),
+      outputMode,
+      optimizedAggregates = optimized.map(_.sql))
+
+  /**
+   * The SQL text of an optimized aggregate without the names the optimizer generates per JVM
+   * (`_common_expr_3` of Spark 4's `With` rewrite): the form records were compared in before
+   * they held identities.
+   */
+  def withoutGeneratedNames(sql: String): String = sql.replaceAll("_common_expr_[0-9]+", "_common_expr_")
 
   private def column(a: Attribute): String = s"`${a.name}` ${a.dataType.sql}"
 
@@ -111,11 +176,16 @@ object WindowOperatorRecord {
     val json = parse(text)
     def str(field: String): String = (json \ field).extractOpt[String].getOrElse("")
     def strings(field: String): Seq[String] = (json \ field).extractOpt[List[String]].getOrElse(Nil)
+    // json4s reads a missing field as an empty list: absent is None, as records before it.
+    def optionalStrings(field: String): Option[Seq[String]] =
+      if (json \ field == JNothing) None else Some(strings(field))
     WindowOperatorRecord(
       (json \ "stateFormatVersion").extract[Int],
       str("function"), str("size"), str("time"),
       (json \ "order").extractOpt[String],
       strings("keys"), strings("aggregates"),
+      optionalStrings("aggregateIdentities"),
+      optionalStrings("bufferTypes"),
       (json \ "outputMode").extractOpt[String],
       // Written since the release that runs on several Spark versions (absent before).
       for (index <- (json \ "timeIndex").extractOpt[Boolean]; ordered <- (json \ "orderedRows").extractOpt[Boolean])
