@@ -218,15 +218,17 @@ def progress_dict(p) -> dict:
 
 
 def run_query(spark: SparkSession, source: str, checkpoint: str,
-              build: Callable[[DataFrame], DataFrame], mode: str) -> Run:
+              build: Callable[[DataFrame], DataFrame], mode: str,
+              read: Callable[[SparkSession, str], DataFrame] = None) -> Run:
     """Runs build(stream) with availableNow over every file of `source` not read yet by the
-    query of `checkpoint`; returns what the foreachBatch sink received and the progress."""
+    query of `checkpoint` (the stream read by `read`, read_stream by default); returns what the
+    foreachBatch sink received and the progress."""
     rows: List[tuple] = []
 
     def collect(batch: DataFrame, batch_id: int) -> None:
         rows.extend((batch_id, r) for r in batch.collect())
 
-    query = (build(read_stream(spark, source)).writeStream.outputMode(mode)
+    query = (build((read or read_stream)(spark, source)).writeStream.outputMode(mode)
              .foreachBatch(collect).option("checkpointLocation", checkpoint)
              .trigger(availableNow=True).start())
     try:
