@@ -149,6 +149,21 @@ def split_into_files(rng: random.Random, events: List[Event], lo: int = 4, hi: i
     return [events[a:b] for a, b in zip([0] + cuts, cuts + [len(events)])]
 
 
+def arrival_time(rng: random.Random, clock: int, times: Sequence[int], step: int, late_span: int,
+                 odds: Tuple[float, float, float] = (0.2, 0.45, 0.7)) -> int:
+    """The time of a row that arrives at `clock`, on a grid of `step`: by the cumulative `odds`,
+    one of the earlier `times` again, `clock` (in order), out of order within the delay, or
+    beyond it, at most `late_span` further back (often late)."""
+    r = rng.random()
+    if times and r < odds[0]:
+        return rng.choice(times)
+    if r < odds[1]:
+        return clock
+    if r < odds[2]:
+        return clock - rng.randint(1, DELAY // step) * step
+    return clock - DELAY - rng.randint(0, late_span // step) * step
+
+
 def generate_stream(seed, size: int, cases: int = 4) -> Stream:
     """Rows of a few keys per case in arrival order: mostly in order, duplicate times, rows out
     of order within the delay and beyond it (often late), times on a half-second grid (so rows
@@ -163,15 +178,7 @@ def generate_stream(seed, size: int, cases: int = 4) -> Stream:
         times: List[int] = []
         for _ in range(rng.randint(3, 12)):
             clock += rng.choice([0, 0, 1, 2, 4, 6]) * step
-            r = rng.random()
-            if times and r < 0.2:
-                t = rng.choice(times)  # a duplicate time
-            elif r < 0.45:
-                t = clock  # in order
-            elif r < 0.7:
-                t = clock - rng.randint(1, DELAY // step) * step  # out of order, within the delay
-            else:  # beyond it: often late
-                t = clock - DELAY - rng.randint(0, (2 * size + DELAY) // step) * step
+            t = arrival_time(rng, clock, times, step, 2 * size + DELAY)
             if rng.random() < 0.1:
                 t += rng.choice([-MS, MS])
             times.append(t)

@@ -30,7 +30,7 @@ from batch_window_harness import (CHECKS, OPERATOR, SIZES, aggregates, batch_win
                                   simulate)
 from streaming_harness import (CASE, CHUNK_ROWS_CONF, DELAY, FLUSH_KEY, HDFS, HOT_ROWS_CONF, ID, INLINE_ROWS_CONF,
                                KEY, MS, RECORD_CACHE_CONF, RESWEEP_ROWS_CONF, ROCKSDB, STATE_FORMAT_CONF, TIME,
-                               VERIFY_ROW_COUNT_CONF, BASE, Run, Stream, flush_event, operator_metrics,
+                               VERIFY_ROW_COUNT_CONF, BASE, Run, Stream, arrival_time, flush_event, operator_metrics,
                                run_query, session_conf, state_store, write_files)
 
 STEP = 500 * MS  # the time grid: rows fall exactly on window bounds and on the watermark
@@ -89,15 +89,7 @@ def idle_and_jump_stream(seed, size: int, cases: int = 3) -> Tuple[Stream, Shape
             for key in keys:
                 times: List[int] = []
                 for _ in range(rng.randint(1, 3)):
-                    r = rng.random()
-                    if times and r < 0.15:
-                        t = rng.choice(times)  # a duplicate time
-                    elif r < 0.5:
-                        t = clock  # in order
-                    elif r < 0.75:
-                        t = clock - rng.randint(1, DELAY // STEP) * STEP  # out of order, within the delay
-                    else:  # beyond it: behind the watermark
-                        t = clock - DELAY - rng.randint(0, 2 * size // STEP) * STEP
+                    t = arrival_time(rng, clock, times, STEP, 2 * size, odds=(0.15, 0.5, 0.75))
                     if rng.random() < 0.1:
                         t += rng.choice([-MS, MS])
                     times.append(t)
