@@ -35,8 +35,11 @@ final case class AggregateIdentity(sql: String, computes: String)
 object AggregateIdentity {
   def of(aggregate: AggregateExpression): AggregateIdentity = {
     val unqualified = aggregate.transform { case a: AttributeReference => a.withQualifier(Nil) }
-    AggregateIdentity(unqualified.sql, new Renderer().expression(aggregate) + " RETURNS " +
-      aggregate.dataType.sql)
+    // Every windowed aggregation, batch ones too, is described here: an expression whose
+    // arguments cannot be read this way is described by Spark's canonical form instead.
+    val computes = Try(new Renderer().expression(aggregate)).getOrElse(aggregate.canonicalized.toString)
+    AggregateIdentity(Try(unqualified.sql).getOrElse(aggregate.toString),
+      computes + " RETURNS " + aggregate.dataType.sql)
   }
 
   /** Arguments that only name or place an expression in a plan, by constructor parameter name. */
