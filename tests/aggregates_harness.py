@@ -22,6 +22,7 @@ from pyspark.sql import functions as F
 
 from aggregate_calls import CALLS, NOT_AGGREGATES, SCHEMA
 from reference import sliding_windows
+from streaming_harness import MTIME_BASE
 
 SEC = 1_000_000
 SIZE = 4 * SEC
@@ -30,7 +31,6 @@ DELAY = "2 seconds"
 BASE = 1_700_000_000 * SEC
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures", "aggregates")
-INPUT_PLACEHOLDER = "@INPUT@"
 FLUSH_KEY = "__flush"
 
 # Every column but `ts`, which is read as microseconds (`us`).
@@ -106,7 +106,7 @@ def write_files(folder: str, files: Sequence[Sequence[dict]], first: int = 0) ->
         with open(path, "w") as f:
             for r in rows:
                 f.write(json.dumps(r) + "\n")
-        os.utime(path, (1_600_000_000 + i, 1_600_000_000 + i))  # the file source orders by time
+        os.utime(path, (MTIME_BASE + i, MTIME_BASE + i))  # the file source orders by time
 
 
 def read(spark: SparkSession, folder: str) -> DataFrame:
@@ -197,6 +197,7 @@ def differences(got: Dict[tuple, tuple], want: Dict[tuple, tuple], calls: Sequen
 
 def write_fixture(spark: SparkSession, work: str) -> str:
     """Runs the first half of the input with this Spark and keeps the checkpoint."""
+    from checkpoint_fixtures import keep_checkpoint
     from streaming_harness import HDFS, run_query, state_store
 
     calls = running_calls(spark)
@@ -210,10 +211,7 @@ def write_fixture(spark: SparkSession, work: str) -> str:
     with state_store(spark, HDFS):
         run = run_query(spark, source, checkpoint, query(calls), "append", read=read)
     write_files(os.path.join(folder, "input"), files)
-    shutil.copytree(checkpoint, os.path.join(folder, "checkpoint"))
-    from checkpoint_fixtures import replace_in_text_files
-    replace_in_text_files(os.path.join(folder, "checkpoint", "sources"), os.path.abspath(source),
-                          INPUT_PLACEHOLDER)
+    keep_checkpoint(checkpoint, source, folder)
     with open(os.path.join(folder, "fixture.json"), "w") as f:
         json.dump({"spark": spark.version, "calls": calls, "files_read": half,
                    "first_run": [[b, saved(r)] for b, r in run.rows]}, f, indent=1)

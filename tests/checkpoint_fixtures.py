@@ -40,7 +40,7 @@ FIXTURES = os.path.join(HERE, "fixtures", "checkpoints")
 INPUT_PLACEHOLDER = "@INPUT@"
 
 import sliding_window_agg as swa  # noqa: E402
-from streaming_harness import (HDFS, ROCKSDB, SEC, Run, Stream, generate_stream,  # noqa: E402
+from streaming_harness import (HDFS, MTIME_BASE, ROCKSDB, SEC, Run, Stream, generate_stream,  # noqa: E402
                                restart_point, run_query, state_store, write_files)
 from windows_util import window_micros  # noqa: E402
 
@@ -104,14 +104,27 @@ class Fixture:
 
     def restore(self, into: str) -> tuple:
         """Copies the input and the checkpoint into `into`; returns (input, checkpoint)."""
-        source, checkpoint = os.path.join(into, "input"), os.path.join(into, "checkpoint")
-        shutil.copytree(os.path.join(self.folder, "input"), source)
-        shutil.copytree(os.path.join(self.folder, "checkpoint"), checkpoint)
-        for i, name in enumerate(sorted(os.listdir(source))):  # the file source orders by mtime
-            os.utime(os.path.join(source, name), (1_600_000_000 + i, 1_600_000_000 + i))
-        replace_in_text_files(os.path.join(checkpoint, "sources"), INPUT_PLACEHOLDER,
-                              os.path.abspath(source))
-        return source, checkpoint
+        return restore(self.folder, into)
+
+
+def restore(folder: str, into: str) -> tuple:
+    """Copies a fixture folder's input and checkpoint into `into`, the checkpoint pointing at
+    the copied input; returns (input, checkpoint)."""
+    source, checkpoint = os.path.join(into, "input"), os.path.join(into, "checkpoint")
+    shutil.copytree(os.path.join(folder, "input"), source)
+    shutil.copytree(os.path.join(folder, "checkpoint"), checkpoint)
+    for i, name in enumerate(sorted(os.listdir(source))):  # the file source orders by mtime
+        os.utime(os.path.join(source, name), (MTIME_BASE + i, MTIME_BASE + i))
+    replace_in_text_files(os.path.join(checkpoint, "sources"), INPUT_PLACEHOLDER,
+                          os.path.abspath(source))
+    return source, checkpoint
+
+
+def keep_checkpoint(checkpoint: str, source: str, folder: str) -> None:
+    """Copies a query's checkpoint into a fixture folder, its input path a placeholder."""
+    shutil.copytree(checkpoint, os.path.join(folder, "checkpoint"))
+    replace_in_text_files(os.path.join(folder, "checkpoint", "sources"), os.path.abspath(source),
+                          INPUT_PLACEHOLDER)
 
 
 def replace_in_text_files(folder: str, old: str, new: str) -> None:
@@ -150,9 +163,7 @@ def write_fixture(spark, release: str, function: str, mode: str, store: str, wor
     with state_store(spark, STORES[store]):
         run = run_query(spark, source, checkpoint, query(function, size_text), mode)
     write_files(os.path.join(folder, "input"), stream.files)
-    shutil.copytree(checkpoint, os.path.join(folder, "checkpoint"))
-    replace_in_text_files(os.path.join(folder, "checkpoint", "sources"),
-                          os.path.abspath(source), INPUT_PLACEHOLDER)
+    keep_checkpoint(checkpoint, source, folder)
     with open(os.path.join(folder, "first_run.json"), "w") as f:
         json.dump({"rows": [(b, r.asDict()) for b, r in run.rows],
                    "progress": [{k: p[k] for k in ("batchId", "numInputRows", "eventTime",

@@ -17,7 +17,6 @@ import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -25,22 +24,25 @@ import pytest
 
 import aggregates_harness as h
 from aggregate_calls import CALLS, SCHEMA
-from checkpoint_fixtures import replace_in_text_files
+from checkpoint_fixtures import restore
 from error_conditions import assert_condition, run_time_cause
 from streaming_harness import HDFS, run_query, session_conf, spark_version, state_store
+from windows_util import find_node
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHILD = os.path.join(HERE, "restart_aggregates_child.py")
 
 
+def windowed_aggregate(spark, select: str):
+    """The optimized WindowedAggregate node of `SELECT k, <select>` over the calls' columns."""
+    df = spark.sql(f"SELECT k, {select} FROM calls GROUP BY k, sliding_window(ts, '1 second')")
+    return find_node(df._jdf.queryExecution().optimizedPlan(), "WindowedAggregate")
+
+
 def identity(spark, call: str, other: str = "count_if(w > 0)") -> str:
     """What the planned aggregate `call` computes, as its column of the windowed aggregation
     records it; `other`, planned first in the same query, moves the names Spark generates."""
-    df = spark.sql(f"SELECT k, {other}, {call} FROM calls GROUP BY k, sliding_window(ts, '1 second')")
-    plan = df._jdf.queryExecution().optimizedPlan()
-    while plan.getClass().getSimpleName() != "WindowedAggregate":
-        plan = plan.children().apply(0)
-    aggregates = plan.aggregates()
+    aggregates = windowed_aggregate(spark, f"{other}, {call}").aggregates()
     return aggregates.apply(aggregates.size() - 1).identity().computes()
 
 
@@ -71,8 +73,8 @@ def test_every_aggregate_of_the_registry_is_surveyed(spark):
 def test_what_an_aggregate_computes_is_stable_and_every_change_counts(spark, calls_view):
     """Planned twice with different generated names, every call computes the same; each change
     of a call computes something else, and says what in its text."""
-    surveyed = 0
-    for name in h.registry_aggregates(spark):
+    surveyed, names = 0, h.registry_aggregates(spark)
+    for name in names:
         call = CALLS[name]
         base = identity(spark, call.base)
         assert identity(spark, call.base, other="count_if(v > 1), count_if(w > 2)") == base, name
@@ -83,7 +85,7 @@ def test_what_an_aggregate_computes_is_stable_and_every_change_counts(spark, cal
             changed = identity(spark, change)
             assert changed != base, f"{change} is taken for {call.base}: {base}"
             surveyed += 1
-    assert surveyed >= len(h.registry_aggregates(spark))
+    assert surveyed >= len(names)
 
 
 def test_an_aggregate_is_named_by_its_function_flags_and_result_only(spark, calls_view):
@@ -159,7 +161,8 @@ REFUSED = {
 
 
 def test_a_changed_aggregate_is_refused_before_any_micro_batch(spark, tmp_path):
-    calls = [c for c in REFUSED if c.split("(")[0] in h.registry_aggregates(spark)]
+    names = h.registry_aggregates(spark)
+    calls = [c for c in REFUSED if c.split("(")[0] in names]
     files, half, source, checkpoint, _ = first_run(spark, tmp_path, calls)
     h.write_files(source, files[half:], first=half)
     commits = sorted(os.listdir(os.path.join(checkpoint, "commits")))
@@ -185,10 +188,7 @@ def test_a_record_of_sql_text_restarts_and_is_upgraded(spark, tmp_path, calls_vi
     [path] = glob.glob(os.path.join(checkpoint, "state", "*", "_sliding_window_agg", "operator.json"))
     record = record_of(checkpoint)
     # The old text: the optimized aggregate's SQL, with a name generated in another JVM.
-    df = spark.sql("SELECT k, count_if(v > 0) FROM calls GROUP BY k, sliding_window(ts, '1 second')")
-    plan = df._jdf.queryExecution().optimizedPlan()
-    while plan.getClass().getSimpleName() != "WindowedAggregate":
-        plan = plan.children().apply(0)
+    plan = windowed_aggregate(spark, "count_if(v > 0)")
     old_text = [re.sub("_common_expr_[0-9]+", "_common_expr_41", plan.aggregateExpressions().apply(0).sql())]
     assert old_text[0].startswith("count(") and old_text[0] != record["aggregates"][0], old_text
     old = {k: v for k, v in record.items() if k not in ("aggregateIdentities", "bufferTypes")}
@@ -266,15 +266,12 @@ def ansi_mode_where_corr_runs(spark) -> str:
 def restart_fixture(spark, work, folder: str) -> None:
     with open(os.path.join(folder, "fixture.json")) as f:
         meta = json.load(f)
-    calls, files = meta["calls"], []
-    source, checkpoint = str(work / "input"), str(work / "checkpoint")
-    shutil.copytree(os.path.join(folder, "input"), source)
-    shutil.copytree(os.path.join(folder, "checkpoint"), checkpoint)
-    for i, name in enumerate(sorted(os.listdir(source))):
-        os.utime(os.path.join(source, name), (1_600_000_000 + i, 1_600_000_000 + i))
+    calls = meta["calls"]
+    source, checkpoint = restore(folder, str(work))
+    files = []
+    for name in sorted(os.listdir(source)):
         with open(os.path.join(source, name)) as f:
             files.append([json.loads(line) for line in f])
-    replace_in_text_files(os.path.join(checkpoint, "sources"), h.INPUT_PLACEHOLDER, os.path.abspath(source))
     with session_conf(spark, "spark.sql.ansi.enabled", ansi_mode_where_corr_runs(spark)):
         want = h.reference(spark, files, calls)
         with state_store(spark, HDFS):

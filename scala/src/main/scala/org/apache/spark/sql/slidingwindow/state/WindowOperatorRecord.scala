@@ -30,6 +30,8 @@ import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, Window
  * It also records how the state is arranged ([[WindowStateStorage]]), which a restart keeps.
  *
  * Stored as JSON; fields are compared as the text they show in error messages.
+ * `optimizedAggregates`, the SQL text of a restarted query's optimized aggregates, is not
+ * stored: only a record without identities is compared with it.
  */
 final case class WindowOperatorRecord(
     stateFormatVersion: Int,
@@ -44,13 +46,13 @@ final case class WindowOperatorRecord(
     outputMode: Option[String],
     storage: Option[WindowStateStorage] = None,
     optimizedAggregates: Seq[String] = Nil) {
+  import WindowOperatorRecord.list
 
   /**
    * The first difference that makes the state of `this` unusable by `query`: (what, the value
    * recorded, the value of `query`).
    */
   def incompatibility(query: WindowOperatorRecord): Option[(String, String, String)] = {
-    def list(xs: Seq[String]) = xs.mkString("[", ", ", "]")
     Seq(
       ("window function", function, query.function),
       ("window size", size, query.size),
@@ -75,7 +77,6 @@ final case class WindowOperatorRecord(
    * it computes.
    */
   private def aggregateChange(query: WindowOperatorRecord): Option[(String, String, String)] = {
-    def list(xs: Seq[String]) = xs.mkString("[", ", ", "]")
     aggregateIdentities match {
       case None =>
         val normalized = (xs: Seq[String]) => xs.map(WindowOperatorRecord.withoutGeneratedNames)
@@ -164,6 +165,8 @@ object WindowOperatorRecord {
    * (`_common_expr_3` of Spark 4's `With` rewrite): the form records were compared in before
    * they held identities.
    */
+  private def list(xs: Seq[String]): String = xs.mkString("[", ", ", "]")
+
   def withoutGeneratedNames(sql: String): String = sql.replaceAll("_common_expr_[0-9]+", "_common_expr_")
 
   private def column(a: Attribute): String = s"`${a.name}` ${a.dataType.sql}"
