@@ -18,10 +18,13 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scala_build import supported  # noqa: E402  (python/sliding_window_agg/_supported.py)
+
 # The pyspark release each supported Spark minor version is built and tested with (the jar of a
 # minor version works with its other patch releases: configure() warns).
-PYSPARK = {"3.5": "3.5.9", "4.0": "4.0.5", "4.1": "4.1.4", "4.2": "4.2.1", "4.3": "4.3.0"}
-DEFAULT = "4.3"
+PYSPARK = supported.TESTED_PYSPARK
+DEFAULT = supported.DEFAULT_SPARK
 
 # What the tests need besides pyspark (the `test` extra of pyproject.toml, and Spark Connect's
 # client libraries for the versions whose tests start a Connect server).
