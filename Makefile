@@ -10,11 +10,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SPARK ?=
 OTHER_SPARKS := 3.5 4.0 4.1 4.2
 
-# JDK 17 and JUnit 4 from Debian, then the package (its install compiles and bundles the jar).
+# JDK 17 and JUnit 4 from Debian (apt-get, as root or with sudo), then the package, editable,
+# with pyspark 4.3.0 and the test tools, and its jar for Spark 4.3 (rebuilt when a source changes).
 setup:
 	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq openjdk-17-jdk-headless; }
 	@[ -f /usr/share/java/junit4.jar ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq junit4; }
 	$(PYTHON) -m pip install -q -e '.[spark,test]' 'pyspark[connect]==4.3.0' 'pandas>=2,<3' pyarrow
+	$(PYTHON) buildtools/scala_build.py > /dev/null
 
 demo: setup
 	$(PYTHON) -m sliding_window_agg.demo

@@ -1,5 +1,8 @@
-"""Builds the Scala jar as part of every install (``pip install .``, ``pip install -e .``)."""
+"""Puts the Scala sources in the package (every install can build the jar of the user's Spark on
+first use), and the jar of the Spark installed where the package is built, if any."""
+import importlib.util
 import os
+import shutil
 import sys
 
 from setuptools import setup
@@ -9,16 +12,24 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class BuildPyWithJar(build_py):
-    """Compiles scala/src/main into python/sliding_window_agg/jars, for the Spark of the pyspark
-    in the build environment, before copying the package (with every jar already there: the
-    release wheel carries one per supported Spark, see `make wheel`)."""
+    """Copies scala/src/main into the package as scala-src/, and, where pyspark is installed in
+    the build environment (`pip install --no-build-isolation`, `make wheel`), compiles that
+    Spark's jar into python/sliding_window_agg/jars first. The package is then copied with every
+    jar already there: the release wheel carries one per supported Spark (`make wheel`). An
+    isolated build (plain `pip install <checkout>`) has no pyspark and builds no jar: the
+    package builds the jar of the user's Spark on first use."""
 
     def run(self):
-        sys.path.insert(0, HERE)
-        from buildtools.scala_build import build_main_jar
+        if importlib.util.find_spec("pyspark") is not None:
+            sys.path.insert(0, HERE)
+            from buildtools.scala_build import build_main_jar
 
-        build_main_jar()
+            build_main_jar()
         super().run()
+        if not getattr(self, "editable_mode", False):  # an editable install reads the checkout's
+            target = os.path.join(self.build_lib, "sliding_window_agg", "scala-src")
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(os.path.join(HERE, "scala", "src", "main"), target)
 
 
 setup(cmdclass={"build_py": BuildPyWithJar})

@@ -57,6 +57,10 @@ def test_pip_wheel_bundles_the_jar_and_its_spark_version(wheel, tmp_path):
         names = z.namelist()
         assert f"sliding_window_agg/jars/{jar_name}" in names
         assert "sliding_window_agg/_configure.py" in names and "sliding_window_agg/py.typed" in names
+        # The Scala sources, from which the package builds the jar of any other supported Spark.
+        assert "sliding_window_agg/scala-src/scala/org/apache/spark/sql/slidingwindow/SlidingWindowExtensions.scala" in names
+        assert [n for n in names if n.startswith("sliding_window_agg/scala-src/scala-shims/spark-3.5")]
+        assert [n for n in names if n.startswith("sliding_window_agg/scala-src/resources/error/")]
         metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         (tmp_path / "inner.jar").write_bytes(z.read(f"sliding_window_agg/jars/{jar_name}"))
     # pyspark only through the extra: a pyspark-client environment installs no second pyspark.

@@ -1,4 +1,4 @@
-"""`configure`: adding the bundled jar and the extension to a session builder."""
+"""`configure`: adding the jar and the extension to a session builder."""
 from __future__ import annotations
 
 import os
@@ -7,9 +7,11 @@ from typing import Optional
 from pyspark.sql import SparkSession
 
 from ._errors import HOW_TO_LOAD_STARTED_DRIVER, ConnectClientOnlyError, ExtensionNotLoadedError
-from ._jar import EXTENSION_CLASS, jar_path
+from ._jar import jar_path
+from ._supported import EXTENSION_CLASS
 from ._runtime import driver_started_without_jar
-from ._spark_version import check_spark_version, is_connect_client_only
+from ._local_spark import is_connect_client_only
+from ._spark_version import check_spark_version
 
 
 def _append(existing: Optional[str], value: str) -> str:
@@ -29,7 +31,8 @@ def _connect_server_url(builder: SparkSession.Builder) -> Optional[str]:
 
 
 def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> SparkSession.Builder:
-    """Adds the bundled jar and the extension to a session builder and returns it.
+    """Adds the jar of the running Spark (built on first use, see `jar_path`) and the extension to a
+    session builder and returns it.
 
     Settings already on the builder are kept: the jar is appended to `spark.jars` and the
     extension to `spark.sql.extensions`, each at most once. The extension is a static setting,
@@ -71,9 +74,9 @@ def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> S
             "Only the Spark Connect client (pyspark-client) is installed here, so there is no Spark "
             "to start and nothing for configure() to load. The jar and the extension belong on the "
             "Spark Connect server: start it with --jars <the jar for its Spark version> --conf "
-            f"spark.sql.extensions={EXTENSION_CLASS} (`python -c \"import sliding_window_agg as s; "
-            "print(s.jar_path('<server Spark version>'))\"` where sliding-window-agg is installed "
-            "with pyspark prints the jar), then connect with "
+            f"spark.sql.extensions={EXTENSION_CLASS} (`python -m sliding_window_agg jar`, run where "
+            "sliding-window-agg is installed beside the server's Spark, prints the jar), then "
+            "connect with "
             "SparkSession.builder.remote('sc://<host>:15002').getOrCreate(): sliding_window and "
             "batch_window work from this client."
         )

@@ -17,8 +17,8 @@ HOW_TO_LOAD_CONNECT = (
     "This is a Spark Connect session: the jar and the extension must be loaded by the Spark "
     "Connect server, not by the client. Start the server with --jars {jar} --conf "
     "spark.sql.extensions={ext} (for example $SPARK_HOME/sbin/start-connect-server.sh --jars "
-    "{jar} --conf spark.sql.extensions={ext}); `python -c \"import sliding_window_agg as s; "
-    "print(s.jar_path())\"` prints where pip put the jar."
+    "{jar} --conf spark.sql.extensions={ext}); `python -m sliding_window_agg jar`, run beside "
+    "the server's Spark, prints the jar."
 )
 
 
@@ -41,7 +41,7 @@ class ConnectClientOnlyError(RuntimeError):
 
 
 class SparkVersionMismatchError(RuntimeError):
-    """The bundled jar was built for another Spark major.minor version than the running Spark.
+    """The jar was built for another Spark major.minor version than the running Spark.
 
     Raised by `configure` and `check_spark_version`. The extension uses Spark's internal
     (Catalyst) APIs, which change between minor versions; the message says which Spark the jar
@@ -57,7 +57,7 @@ class UnsupportedSparkVersionError(SparkVersionMismatchError):
 
 
 class SparkVersionWarning(UserWarning):
-    """The bundled jar was built for another patch release of the running Spark minor version.
+    """The jar was built for another patch release of the running Spark minor version.
 
     Issued by `configure` and `check_spark_version`: expected to work, but not tested.
     """

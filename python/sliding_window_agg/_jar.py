@@ -1,36 +1,23 @@
-"""The bundled jar: where it is, the extension class it holds, and what the build recorded in it
-(the Spark version it was compiled against and the package's version)."""
+"""The jar: the one for the running Spark (carried by the installation, or built on first use by
+`_jar_cache`), and what the build recorded in it (the Spark version it was compiled against and
+the package's version)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import zipfile
 from typing import Dict, Optional
 
-EXTENSION_CLASS = "org.apache.spark.sql.slidingwindow.SlidingWindowExtensions"
-"""The value for `spark.sql.extensions`: the class that registers `sliding_window` and
-`batch_window` and the rules and operators behind them."""
+from . import _jar_cache
+from ._supported import BUILD_INFO_ENTRY, PYSPARK_REQUIREMENT, jar_file_name
+from ._supported import SPARK_VERSIONS as SUPPORTED_SPARK_VERSIONS
 
-# Written into the jar by buildtools/scala_build.py (pip install, pip wheel, editable installs
-# and the test suite's rebuild all go through build_main_jar) and by build.sbt:
-# "spark.version=<version of the Spark jars it was compiled against>" and
-# "version=<the package's version>".
-BUILD_INFO_ENTRY = "sliding-window-agg.properties"
-
-PLACEHOLDER = "<sliding-window-agg.jar>"
-"""Stands for the jar in messages when the jar itself is missing."""
-
-SUPPORTED_SPARK_VERSIONS = ("3.5", "4.0", "4.1", "4.2", "4.3")
-"""The Spark minor versions the package carries a jar for."""
-
-SCALA_BINARY = {"3.5": "2.12", "4.0": "2.13", "4.1": "2.13", "4.2": "2.13", "4.3": "2.13"}
-"""The Scala of each supported Spark's jars (Spark 3.5 is built with Scala 2.12)."""
+JAR_COMMAND = "$(python -m sliding_window_agg jar)"
+"""Stands for the jar in messages when it is not at hand: the shell command that prints its path
+(and builds it first if needed)."""
 
 JARS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jars")
-
-
-def jar_file_name(spark_minor: str) -> str:
-    """The file name of the jar for a Spark minor version: ``sliding-window-agg_4.3_2.13.jar``."""
-    return f"sliding-window-agg_{spark_minor}_{SCALA_BINARY[spark_minor]}.jar"
+"""The jars the installation carries: the release wheel (`make wheel`) carries every version's."""
 
 
 def spark_minor_of(version: str) -> str:
@@ -41,7 +28,7 @@ def spark_minor_of(version: str) -> str:
     if minor not in SUPPORTED_SPARK_VERSIONS:
         raise UnsupportedSparkVersionError(
             f"sliding-window-agg supports Spark {', '.join(SUPPORTED_SPARK_VERSIONS)}, not Spark "
-            f"{version}: run it with one of those versions (pip install 'pyspark>=3.5,<4.4')."
+            f"{version}: run it with one of those versions (pip install '{PYSPARK_REQUIREMENT}')."
         )
     return minor
 
@@ -53,48 +40,67 @@ def bundled_jars() -> Dict[str, str]:
 
 
 def jar_path(spark_version: Optional[str] = None) -> str:
-    """Absolute path of the bundled jar for a Spark version: by default the Spark that pyspark
-    runs (``$SPARK_HOME``, else the pyspark package's own Spark).
+    """Absolute path of the jar for a Spark version: by default the Spark that pyspark runs
+    (``$SPARK_HOME``, else the pyspark package's own Spark).
 
-    The package carries one jar per supported Spark minor version (3.5, 4.0, 4.1, 4.2, 4.3),
-    named ``sliding-window-agg_<spark>_<scala>.jar``. Use it with `--jars` when Spark is started
-    by another command than `configure`:
+    The jar is the one the installation carries (``sliding-window-agg_<spark>_<scala>.jar``; a
+    wheel built by `make wheel` carries one per supported Spark minor version), else the one
+    built earlier for this Spark, else it is built now from the package's Scala sources with
+    that Spark's own Scala compiler (once, about a minute, with a message on stderr; kept in
+    ``~/.cache/sliding-window-agg`` or ``$SLIDING_WINDOW_AGG_CACHE``). Use it with `--jars` when
+    Spark is started by another command than `configure`:
 
-        spark-submit --jars "$(python -c 'import sliding_window_agg as s; print(s.jar_path())')" \\
+        spark-submit --jars "$(python -m sliding_window_agg jar)" \\
           --conf spark.sql.extensions=org.apache.spark.sql.slidingwindow.SlidingWindowExtensions app.py
 
     Args:
         spark_version: a Spark version such as ``"3.5.1"`` or ``"4.3"``, for a cluster whose Spark
-            is not the local one.
+            is not the local one: its jar must be carried or built earlier (`python -m
+            sliding_window_agg jar --spark-jars <that Spark's jars folder>`).
 
     Raises:
         UnsupportedSparkVersionError: the Spark version is not one the package supports.
-        FileNotFoundError: this installation carries no jar for that version (a source install
-            builds only the jar of the pyspark it was built with).
+        FileNotFoundError: there is no jar for that version and no Spark of that version here
+            to build it with.
     """
-    if spark_version is None:
-        from ._spark_version import running_spark_version
+    from ._local_spark import running_spark_version, spark_jars
 
-        spark_version = running_spark_version()[0]
-    minor = spark_minor_of(spark_version)
-    path = os.path.join(JARS_DIR, jar_file_name(minor))
-    if not os.path.exists(path):
+    local = running_spark_version()[0] if spark_version is None else None
+    minor = spark_minor_of(spark_version or local)
+    for path in (os.path.join(JARS_DIR, jar_file_name(minor)), _jar_cache.cached_jar(minor)):
+        if path and os.path.exists(path):
+            return path
+    if local is None:
+        with contextlib.suppress(Exception):
+            local = running_spark_version()[0]
+    jars = spark_jars()
+    if local is None or jars is None or spark_minor_of(local) != minor:
         carried = ", ".join(bundled_jars()) or "none"
         raise FileNotFoundError(
-            f"The sliding-window-agg jar for Spark {minor} is missing at {path} (this installation "
-            f"carries the jars of Spark: {carried}). Install the released wheel, which carries "
-            "every supported version's jar, or build it: python buildtools/scala_build.py "
-            "--spark-jars <that Spark's jars folder>."
+            f"There is no sliding-window-agg jar for Spark {minor} here (this installation carries "
+            f"the jars of Spark: {carried}), and it can only build the jar of a Spark it can "
+            f"compile against{f' (the local Spark is {local})' if local else ''}. Build it with "
+            "`python -m sliding_window_agg jar --spark-jars <the jars folder of a Spark "
+            f"{minor}>` (a Spark distribution's jars/ or a pyspark {minor} package's), or run "
+            f"`python -m sliding_window_agg jar` where pyspark {minor} is installed, or build "
+            "the wheel that carries every supported Spark's jar: `make wheel` in a checkout."
         )
-    return path
+    return _jar_cache.build(jars)
 
 
 def jar_path_or_placeholder() -> str:
-    """`jar_path()`, or a placeholder for messages when the jar is missing."""
+    """The jar for messages: `jar_path()` when the jar is at hand (carried or built earlier),
+    without building it, else the command that prints it."""
+    from ._local_spark import running_spark_version
+
     try:
-        return jar_path()
-    except FileNotFoundError:
-        return PLACEHOLDER
+        minor = spark_minor_of(running_spark_version()[0])
+    except Exception:
+        return JAR_COMMAND
+    for path in (os.path.join(JARS_DIR, jar_file_name(minor)), _jar_cache.cached_jar(minor)):
+        if path and os.path.exists(path):
+            return path
+    return JAR_COMMAND
 
 
 def build_info(jar: Optional[str] = None) -> Dict[str, str]:

@@ -14,7 +14,8 @@ from ._errors import (
     HOW_TO_LOAD_STARTED_DRIVER,
     ExtensionNotLoadedError,
 )
-from ._jar import EXTENSION_CLASS, jar_path_or_placeholder
+from ._jar import jar_path_or_placeholder
+from ._supported import EXTENSION_CLASS
 
 
 def current_session() -> Optional[SparkSession]:

@@ -1,13 +1,13 @@
-"""The check that the bundled jar was built for the Spark that pyspark runs."""
+"""The check that the jar was built for the Spark that pyspark runs."""
 from __future__ import annotations
 
-import os
 import re
 import warnings
 from typing import Optional, Tuple
 
 from ._errors import SparkVersionMismatchError, SparkVersionWarning
 from ._jar import built_for_spark_version, jar_path
+from ._local_spark import running_spark_version
 
 
 def _version_tuple(version: str) -> Tuple[int, int, Optional[int]]:
@@ -18,36 +18,8 @@ def _version_tuple(version: str) -> Tuple[int, int, Optional[int]]:
     return int(major), int(minor), None if patch is None else int(patch)
 
 
-def running_spark_version() -> Tuple[str, str]:
-    """The version of the Spark this Python process will start, and where it was found.
-
-    pyspark starts the Spark in ``$SPARK_HOME`` when that is set (a Spark distribution), else
-    the one inside the pyspark package: the version is read from that Spark's ``spark-core``
-    jar, falling back to ``pyspark.__version__``.
-    """
-    import pyspark
-
-    home = os.environ.get("SPARK_HOME") or os.path.dirname(os.path.abspath(pyspark.__file__))
-    jars = os.path.join(home, "jars")
-    for name in sorted(os.listdir(jars)) if os.path.isdir(jars) else []:
-        match = re.fullmatch(r"spark-core_[\d.]+-(\d+\.\d+\.\d+.*)\.jar", name)
-        if match:
-            return match.group(1), f"the Spark in {home}"
-    return pyspark.__version__, "the installed pyspark"
-
-
-def is_connect_client_only() -> bool:
-    """Whether this Python environment has only the Spark Connect client (``pip install
-    pyspark-client``): no Spark to start here (no jars in ``$SPARK_HOME`` nor in the pyspark
-    package)."""
-    import pyspark
-
-    homes = [os.environ.get("SPARK_HOME"), os.path.dirname(os.path.abspath(pyspark.__file__))]
-    return not any(home and os.path.isdir(os.path.join(home, "jars")) for home in homes)
-
-
 def check_spark_version(running: Optional[str] = None, jar: Optional[str] = None) -> None:
-    """Checks that the bundled jar was built for the running Spark.
+    """Checks that the jar was built for the running Spark.
 
     The extension plugs into Spark's internal (Catalyst) APIs, which change between minor
     releases, so the major.minor versions must match. A different patch release of the same
@@ -56,7 +28,7 @@ def check_spark_version(running: Optional[str] = None, jar: Optional[str] = None
     Args:
         running: the Spark version to check against; by default the version of the Spark that
             pyspark starts (`$SPARK_HOME`, else the pyspark package's own Spark).
-        jar: the jar to check; by default the bundled one (`jar_path()`).
+        jar: the jar to check; by default the running Spark's (`jar_path()`).
 
     Raises:
         SparkVersionMismatchError: the jar was built for another major.minor version.
@@ -75,16 +47,15 @@ def check_spark_version(running: Optional[str] = None, jar: Optional[str] = None
             f"version {running}. The extension uses Spark internals that change between minor "
             f"versions, so this jar only works with Spark {built_v[0]}.{built_v[1]}.x. Run it "
             f"with Spark {built_v[0]}.{built_v[1]} (pip install 'pyspark=={built}'; unset "
-            "SPARK_HOME or point it at a matching Spark), or install a sliding-window-agg built "
-            f"for Spark {running_v[0]}.{running_v[1]}. configure(builder, check_version=False) "
-            "skips this check."
+            "SPARK_HOME or point it at a matching Spark), or use the jar for Spark "
+            f"{running_v[0]}.{running_v[1]}: `python -m sliding_window_agg jar` prints it (and "
+            "builds it first if needed). configure(builder, check_version=False) skips this check."
         )
     if built_v != running_v:
         warnings.warn(
             f"The sliding-window-agg jar was built for Spark {built} and {where} is version "
             f"{running}: another patch release of the same minor version, expected to work but "
-            f"not tested. Reinstall sliding-window-agg built against Spark {running} to silence "
-            "this warning.",
+            "not tested.",
             SparkVersionWarning,
             stacklevel=3,
         )

@@ -1,0 +1,127 @@
+"""Jars built on first use: the jar of the user's Spark when the installation carries none.
+
+An installation carries the jars it was built with (a wheel made by `make wheel` carries every
+supported Spark's) and the Scala sources (``scala-src/`` in the package; ``scala/src/main`` of a
+checkout). For any other supported Spark, the jar is built once, on first use, with that Spark's
+own Scala compiler (`_jar_build`), and kept in the cache folder: ``$SLIDING_WINDOW_AGG_CACHE``,
+else ``$XDG_CACHE_HOME/sliding-window-agg``, else ``~/.cache/sliding-window-agg``, under
+``<package version>-<digest of the sources>/``, so that changed sources build again.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sys
+import time
+from typing import Iterator, Optional
+
+from . import _jar_build
+from ._supported import jar_file_name
+from ._version import __version__
+
+CACHE_ENV = "SLIDING_WINDOW_AGG_CACHE"
+"""The environment variable that sets the cache folder."""
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def sources_dir() -> Optional[str]:
+    """The Scala sources the installation carries (the ``main`` folder `_jar_build` compiles),
+    or None."""
+    installed = os.path.join(PACKAGE_DIR, "scala-src")
+    checkout = os.path.join(os.path.dirname(os.path.dirname(PACKAGE_DIR)), "scala", "src", "main")
+    for main in (installed, checkout):
+        if os.path.isdir(os.path.join(main, "scala")):
+            return main
+    return None
+
+
+def cache_root() -> str:
+    """The folder of the jars built on first use."""
+    if os.environ.get(CACHE_ENV):
+        return os.path.abspath(os.path.expanduser(os.environ[CACHE_ENV]))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "sliding-window-agg")
+
+
+def sources_digest(main: str) -> str:
+    """A digest of every source and resource of ``main`` (all Spark versions' shims included) and
+    of the compile's own code."""
+    digest = hashlib.sha256()
+    for path in _jar_build.resources(main) + [_jar_build.__file__]:
+        digest.update(os.path.relpath(path, main).replace(os.sep, "/").encode() + b"\0")
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:16]
+
+
+def cache_folder(main: str) -> str:
+    """Where the jars built from the sources of ``main`` by this package version are kept."""
+    return os.path.join(cache_root(), f"{__version__}-{sources_digest(main)}")
+
+
+def cached_jar(minor: str) -> Optional[str]:
+    """The jar built earlier for a Spark minor version from this installation's sources, or None."""
+    main = sources_dir()
+    path = main and os.path.join(cache_folder(main), jar_file_name(minor))
+    return path if path and os.path.exists(path) else None
+
+
+@contextlib.contextmanager
+def _locked(folder: str) -> Iterator[None]:
+    """Holds the folder's lock: one process builds while the others wait for its jar."""
+    os.makedirs(folder, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: builds may overlap, and each writes its jar whole
+        yield
+        return
+    with open(os.path.join(folder, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def build(jars: str) -> str:
+    """The jar for the Spark of the ``jars`` folder, built from this installation's sources
+    unless it is in the cache; the build prints its progress on stderr."""
+    main = sources_dir()
+    if main is None:
+        raise FileNotFoundError(
+            f"This installation of sliding-window-agg carries neither a jar for Spark "
+            f"{_jar_build.spark_version(jars)} nor the Scala sources to build one: install it from "
+            "a checkout (pip install <checkout>) or from a wheel built there by `make wheel`.")
+    folder = cache_folder(main)
+    out = os.path.join(folder, _jar_build.jar_name(jars))
+    with _locked(folder):
+        if os.path.exists(out):  # built by another process meanwhile
+            return out
+        say(f"no jar for Spark {_jar_build.spark_version(jars)} yet: building it once with the "
+            f"Scala {_jar_build.scala_version(jars)} compiler of {os.path.dirname(jars)} into "
+            f"{folder} (about a minute)")
+        start = time.monotonic()
+        _jar_build.build_jar(main, jars, out, __version__)
+        say(f"built {os.path.basename(out)} in {time.monotonic() - start:.0f} s")
+    _forget_older_builds(out)
+    return out
+
+
+def _forget_older_builds(jar: str) -> None:
+    """Removes the jars of the same Spark built from other sources or package versions."""
+    root, name, keep = cache_root(), os.path.basename(jar), os.path.dirname(jar)
+    for entry in os.listdir(root):
+        folder = os.path.join(root, entry)
+        if folder != keep and os.path.exists(os.path.join(folder, name)):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(folder, name))
+                if not [f for f in os.listdir(folder) if f != ".lock"]:
+                    os.unlink(os.path.join(folder, ".lock"))
+                    os.rmdir(folder)
+
+
+def say(message: str) -> None:
+    sys.stderr.write(f"sliding-window-agg: {message}\n")
+    sys.stderr.flush()
