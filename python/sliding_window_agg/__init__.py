@@ -5,14 +5,18 @@
 >>> df.groupBy("user", swa.sliding_window("ts", "10 seconds")).agg(F.sum("amount"))
 
 The package's modules, each holding one concern: `functions` (the public column functions and
-helper), `_configure` (`configure`), `_jar` (the bundled jar and what the build recorded in it),
+helper), `_configure` (`configure`), `_jar` (the jar of the running Spark and what the build
+recorded in it), `_jar_cache` and `_jar_build` (the jar built on first use), `_local_spark` (the
+Spark this process starts), `_supported` (the supported versions, written once),
 `_spark_version` (the check of the Spark version the jar was built for), `_runtime` (probes of
 the running session), `_errors` (the package's errors), `_arguments` (checks of the functions'
-arguments) and `_version` (`__version__`, from the `VERSION` file).
+arguments), `_version` (`__version__`, from the `VERSION` file) and `__main__` (`python -m
+sliding_window_agg jar | info`).
 """
 from ._configure import configure
 from ._errors import ConnectClientOnlyError, ExtensionNotLoadedError, SparkVersionMismatchError, SparkVersionWarning, UnsupportedSparkVersionError
-from ._jar import EXTENSION_CLASS, jar_path
+from ._jar import jar_path
+from ._supported import EXTENSION_CLASS
 from ._runtime import is_loaded
 from ._spark_version import check_spark_version
 from ._version import __version__
