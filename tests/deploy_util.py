@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPARK_HOME = os.path.dirname(os.path.abspath(__import__("pyspark").__file__))
 
 # docs/contract.md, "Sliding windows": rows A@10 B@14 C@17 D@25 E@31, size 10 (here microseconds),
@@ -61,3 +62,21 @@ def parse_rows(text: str, prefix: str = "") -> list:
         if len(fields) == 4 and fields[0].lstrip("-").isdigit():
             rows.append((int(fields[0]), int(fields[1]), int(fields[2]), fields[3]))
     return rows
+
+
+# What `pip install` and `pip wheel` read of a checkout.
+PACKAGE_SOURCES = ["setup.py", "pyproject.toml", "MANIFEST.in", "README.md", "buildtools", "scala/src/main",
+                   "python/sliding_window_agg"]
+
+
+def copy_package_sources(target, ignore=("__pycache__",)) -> str:
+    """A copy of the checkout's package sources in `target` (pip builds in the source tree), with
+    the names matching `ignore` left out."""
+    for name in PACKAGE_SOURCES:
+        path = os.path.join(ROOT, name)
+        if os.path.isdir(path):
+            shutil.copytree(path, os.path.join(target, name), ignore=shutil.ignore_patterns(*ignore))
+        else:
+            os.makedirs(os.path.join(target, os.path.dirname(name)), exist_ok=True)
+            shutil.copy2(path, os.path.join(target, name))
+    return str(target)

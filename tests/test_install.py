@@ -8,18 +8,14 @@ from __future__ import annotations
 import glob
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from conftest import ROOT
+from deploy_util import copy_package_sources
 from reference import sliding_windows
-
-SOURCES = ["setup.py", "pyproject.toml", "MANIFEST.in", "README.md", "buildtools", "scala/src/main",
-           "python/sliding_window_agg"]
 
 # (key, time in seconds, value)
 EVENTS = [("alice", 10, 1), ("alice", 14, 2), ("alice", 17, 3), ("alice", 25, 4), ("alice", 31, 5),
@@ -64,18 +60,6 @@ def link_installed(distribution: str, site: str) -> None:
         os.symlink(path, os.path.join(site, os.path.basename(path)))
 
 
-def checkout_copy(target) -> str:
-    """A copy of the checkout's sources, without any jar (pip builds in the source tree)."""
-    for name in SOURCES:
-        path = os.path.join(ROOT, name)
-        if os.path.isdir(path):
-            shutil.copytree(path, target / name, ignore=shutil.ignore_patterns("__pycache__", "*.jar"))
-        else:
-            os.makedirs(target / os.path.dirname(name), exist_ok=True)
-            shutil.copy2(path, target / name)
-    return str(target)
-
-
 @pytest.mark.every_spark
 def test_pip_install_of_a_checkout_works_with_the_pyspark_already_installed(tmp_path):
     import pyspark
@@ -89,7 +73,7 @@ def test_pip_install_of_a_checkout_works_with_the_pyspark_already_installed(tmp_
     for distribution in ("pyspark", "py4j"):
         link_installed(distribution, site)
 
-    install = subprocess.run([python, "-m", "pip", "install", "-q", checkout_copy(tmp_path / "src")],
+    install = subprocess.run([python, "-m", "pip", "install", "-q", copy_package_sources(tmp_path / "src", ("__pycache__", "*.jar"))],
                              capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path)
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
 

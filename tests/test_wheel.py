@@ -14,10 +14,7 @@ import pytest
 
 from buildtools import scala_build
 from conftest import ROOT, fresh_main_jar
-
-SOURCES = ["setup.py", "pyproject.toml", "MANIFEST.in", "README.md", "buildtools", "scala/src/main",
-           "python/sliding_window_agg"]
-
+from deploy_util import copy_package_sources
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
@@ -27,13 +24,7 @@ def wheel(tmp_path_factory):
     if int(setuptools.__version__.split(".")[0]) < 77:  # pyproject's license needs PEP 639
         pytest.skip(f"setuptools {setuptools.__version__} < 77 (pip install '.[test]' installs it)")
     src = tmp_path / "src"
-    for name in SOURCES:
-        path = os.path.join(ROOT, name)
-        if os.path.isdir(path):
-            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "jars"))
-        else:
-            os.makedirs(src / os.path.dirname(name), exist_ok=True)
-            shutil.copy2(path, src / name)
+    copy_package_sources(src, ("__pycache__", "jars"))
     # The build compiles the jar unless one newer than every source is there: give it the test
     # run's fresh jar (compiling is covered by every other test), newer than the copied sources.
     (src / "python" / "sliding_window_agg" / "jars").mkdir()
