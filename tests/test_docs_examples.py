@@ -21,6 +21,7 @@ EXAMPLES = os.path.join(ROOT, "docs", "examples")
 PAGES = [
     ("quickstart.py", "getting-started.md"),
     ("streaming_modes.py", "streaming.md"),
+    ("streaming_restart.py", "streaming.md"),
     ("kafka_migration.py", "kafka-migration.md"),
     ("batch_windows.py", "batch-windows.md"),
 ]

@@ -15,6 +15,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
+from sliding_window_agg._quiet import quiet_logging
 
 FILES = [[("A", 1, 8000), ("A", 2, 9200), ("A", 3, 12400)], [("A", 4, 20000)]]
 
@@ -91,12 +92,11 @@ def run_example(spark, work, out=None):
 
 
 def main():
-    spark = (swa.configure(SparkSession.builder.master("local[2]"))
+    spark = (quiet_logging(swa.configure(SparkSession.builder.master("local[2]")))  # errors only
              .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.ui.showConsoleProgress", "false")
              .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    run_example(spark, tempfile.mkdtemp())
+    with tempfile.TemporaryDirectory() as work:
+        run_example(spark, work)
     spark.stop()
 
 

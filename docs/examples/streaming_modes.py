@@ -16,6 +16,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
+from sliding_window_agg._quiet import quiet_logging
 
 PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -95,13 +96,12 @@ def run_example(spark, work, modes=("append", "update"), out=None):
 
 
 def main():
-    spark = (swa.configure(SparkSession.builder.master("local[2]"))
+    spark = (quiet_logging(swa.configure(SparkSession.builder.master("local[2]")))  # errors only
              .config("spark.sql.session.timeZone", "UTC")
              .config("spark.sql.shuffle.partitions", "2")   # state stores per operator
-             .config("spark.ui.showConsoleProgress", "false")
              .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    run_example(spark, tempfile.mkdtemp(), sys.argv[1:] or ("append", "update"))
+    with tempfile.TemporaryDirectory() as work:
+        run_example(spark, work, sys.argv[1:] or ("append", "update"))
     spark.stop()
 
 

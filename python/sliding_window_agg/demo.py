@@ -3,17 +3,18 @@
 Starts a local Spark session with the extension, loads a few embedded events and prints their
 10-second sliding windows, from SQL and from the DataFrame API. Its output is the tables only:
 the driver logs errors only (demo-log4j2.properties, given to the JVM when it starts, since
-Spark warns before any session exists) and shows no console progress bar.
+Spark warns before any session exists) and shows no console progress bar (`_quiet`, which the
+example scripts of docs/examples/ use too).
 """
 from __future__ import annotations
 
 import datetime as dt
-import os
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from . import configure, sliding_window
+from ._quiet import quiet_logging
 
 EVENTS = [
     # user, seconds after 12:00:00, amount  (the contract's example for alice)
@@ -28,16 +29,6 @@ EVENTS = [
 ]
 
 
-LOG4J2_PROPERTIES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo-log4j2.properties")
-"""The demo's logging: errors only, on stderr."""
-
-
-def quiet_java_options() -> str:
-    """The driver JVM option that makes it log errors only, from its start."""
-    option = f"-Dlog4j2.configurationFile={LOG4J2_PROPERTIES}"
-    return f'"{option}"' if " " in option else option  # Spark splits the options on spaces
-
-
 def events(spark: SparkSession):
     base = dt.datetime(2024, 1, 1, 12, 0, 0)
     rows = [(u, base + dt.timedelta(seconds=s), a) for u, s, a in EVENTS]
@@ -46,12 +37,10 @@ def events(spark: SparkSession):
 
 def main() -> None:
     spark = (
-        configure(SparkSession.builder.master("local[2]").appName("sliding-window-agg demo"))
+        quiet_logging(configure(SparkSession.builder.master("local[2]").appName("sliding-window-agg demo")))
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", quiet_java_options())
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
