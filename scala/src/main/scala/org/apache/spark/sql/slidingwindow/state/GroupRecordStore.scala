@@ -78,7 +78,7 @@ private[state] final class GroupRecordStore(
     .map(c => RecordCache.take(store.id, c.token, recordCacheBytes)).orNull
 
   override def prepareCommit(): Unit = count.foreach { c =>
-    val entries = if (c.indexEntries >= 0) c.indexEntries + indexCreated - indexRemoved else rows.indexEntries()
+    val entries = c.indexEntries + indexCreated - indexRemoved
     if (verifyIndex && entries != rows.indexEntries()) {
       throw new IllegalStateException(s"time index entries counted: $entries, in the index: ${rows.indexEntries()}")
     }
@@ -496,12 +496,11 @@ private[state] final class GroupRecordStore(
    * index. The entries at the version opened (`stored`) are those claimed, those under the
    * watermark removed unclaimed, and others; an entry this micro-batch created is later than the
    * watermark. So when the first two add up to `stored`, no entry under the watermark is left
-   * to find. A store whose count row does not count the entries (written before it did) reads
-   * the index.
+   * to find.
    */
   private def onlyClaimedEntriesDue(watermark: Long): Boolean = count.exists { c =>
     val stored = c.indexEntries
-    stored >= 0 && watermark == consumedThrough && !claimsElsewhere && stored == claimed.count + unclaimedRemovedDue
+    watermark == consumedThrough && !claimsElsewhere && stored == claimed.count + unclaimedRemovedDue
   }
 
   /** Whether the group met by [[due]] has a visit due: its entry may be a lower bound only. */

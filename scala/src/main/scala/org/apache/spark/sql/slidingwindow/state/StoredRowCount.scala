@@ -18,7 +18,7 @@ import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructTyp
  * The same row holds the token of the commit that wrote it, which says whether the records an
  * executor cached are those of the version opened ([[RecordCache]]), and the number of entries
  * of the time index, which says when none is left for [[WindowStateStore.due]] to find
- * ([[GroupRecordStore]]). A row written before a field was added reads as not knowing it.
+ * ([[GroupRecordStore]]).
  */
 private[state] final class StoredRowCount(store: StateStore) {
   import StoredRowCount._
@@ -38,14 +38,13 @@ private[state] final class StoredRowCount(store: StateStore) {
   def stored: Long = if (value == null) 0L else value.getLong(0)
 
   /** The token of the commit that wrote the store's version (0: none). */
-  def token: Long = if (value == null || value.getSizeInBytes < TokenBytes) 0L else value.getLong(1)
+  def token: Long = if (value == null) 0L else value.getLong(1)
 
   /**
    * The entries of the time index at the store's version: 0 for a store that has no count yet
-   * (no commit wrote one: the index is empty too), -1 if the row does not say.
+   * (no commit wrote one: the index is empty too).
    */
-  def indexEntries: Long =
-    if (value == null) 0L else if (value.getSizeInBytes < ValueBytes) -1L else value.getLong(2)
+  def indexEntries: Long = if (value == null) 0L else value.getLong(2)
 
   /**
    * Writes `count`, the commit's `token` and the time index's `indexEntries` into the store
@@ -66,7 +65,5 @@ private[state] object StoredRowCount {
   private val KeySchema = StructType(Seq(StructField("__id", IntegerType, nullable = false)))
   private val ValueSchema = StructType(Seq(StructField("__rows", LongType, nullable = false),
     StructField("__token", LongType, nullable = false), StructField("__indexEntries", LongType, nullable = false)))
-  // A row of the first two fields (the token came with the record cache, the index count after).
-  private val TokenBytes = 24
   private val ValueBytes = 32
 }
