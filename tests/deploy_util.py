@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import zipfile
 
 import pytest
+
+import sliding_window_agg as swa
+from conftest import fresh_main_jar
+from sliding_window_agg._supported import BUILD_INFO_ENTRY
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPARK_HOME = os.path.dirname(os.path.abspath(__import__("pyspark").__file__))
@@ -80,3 +87,36 @@ def copy_package_sources(target, ignore=("__pycache__",)) -> str:
             os.makedirs(os.path.join(target, os.path.dirname(name)), exist_ok=True)
             shutil.copy2(path, os.path.join(target, name))
     return str(target)
+
+
+def relabelled_jar(tmp_path, spark_version: str) -> str:
+    """The running Spark's jar, recording `spark_version` as the Spark it was compiled against."""
+    out = tmp_path / f"sliding-window-agg-for-{spark_version}.jar"
+    with zipfile.ZipFile(fresh_main_jar()) as jar, zipfile.ZipFile(out, "w") as copy:
+        for item in jar.infolist():
+            data = jar.read(item)
+            if item.filename == BUILD_INFO_ENTRY:
+                data = f"spark.version={spark_version}\nversion={swa.__version__}\n".encode()
+            copy.writestr(item, data)
+    return str(out)
+
+
+START_WITH_JARS = """
+from pyspark.sql import SparkSession
+try:
+    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+             .config("spark.jars", JAR).config("spark.sql.extensions", EXTENSION).getOrCreate())
+    print(spark.sql("SELECT count(*) FROM VALUES (TIMESTAMP'2024-01-01 00:00:00') AS t(ts) "
+                    "GROUP BY sliding_window(ts, '1 second')").collect()[0][0])
+except Exception as e:
+    print(e)
+"""
+
+
+def started_with(jar: str) -> str:
+    """What a session started with `--jars jar` (no Python check) prints: a count, or its error."""
+    probe = f"JAR = {jar!r}\nEXTENSION = {swa.EXTENSION_CLASS!r}\n" + START_WITH_JARS
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout

@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 import pytest
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, StreamingQueryException
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
@@ -163,7 +163,11 @@ def test_distinct_aggregate(spark, events):
     assert "approx_count_distinct" in str(e)  # the message says what to use instead
 
 
-def test_python_udaf_is_rejected(spark, events):
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_python_udaf_is_rejected(spark, events, function):
+    """A pandas UDAF (Series to scalar), from the DataFrame API, in SQL once registered, and
+    next to built-in aggregates: rejected when the query is defined, with what to use instead
+    (docs/troubleshooting.md quotes the message)."""
     pytest.importorskip("pyarrow")
     pytest.importorskip("pandas")
     from pyspark.sql.functions import pandas_udf
@@ -175,10 +179,30 @@ def test_python_udaf_is_rejected(spark, events):
 
     mean.__annotations__ = {"v": pd.Series, "return": float}  # a grouped-aggregate pandas UDF
     mean_udf = pandas_udf(mean, "double")
+    spark.udf.register("pandas_mean", mean_udf)
+    window = getattr(swa, function)("ts", "10 seconds")
 
-    with pytest.raises(AnalysisException) as e:
-        events.groupBy("k", swa.sliding_window("ts", "10 seconds")).agg(mean_udf("v")).collect()
-    assert_condition(e.value, "WINDOW_UNSUPPORTED_AGGREGATE.NOT_IN_JVM")
+    for query in (lambda: events.groupBy("k", window).agg(mean_udf("v")),
+                  lambda: events.groupBy("k", window).agg(F.sum("v"), mean_udf("v")),
+                  lambda: spark.sql(f"SELECT k, pandas_mean(v) FROM err_events "
+                                    f"GROUP BY k, {function}(ts, '10 seconds')")):
+        with pytest.raises(AnalysisException) as e:
+            query()
+        assert_condition(e.value, "WINDOW_UNSUPPORTED_AGGREGATE.NOT_IN_JVM", sql_state="0A000")
+        message = str(e.value)
+        assert f"cannot be computed with {function}" in message
+        assert "not Python or pandas UDAFs" in message
+        assert "built-in aggregate functions" in message
+        assert "Aggregator registered with functions.udaf" in message
+
+
+def test_what_the_python_udaf_error_advises_works(spark, events):
+    """The alternatives the NOT_IN_JVM message names: a built-in aggregate, and a Scala
+    Aggregator registered with functions.udaf (the test jar's typed_sum), called by name."""
+    rows = (events.groupBy("k", swa.sliding_window("ts", "10 seconds"))
+            .agg(F.avg("v").alias("mean"), F.expr("typed_sum(v)").alias("total"))
+            .orderBy("sliding_window.start").collect())
+    assert [(r.mean, r.total) for r in rows] == [(1.0, 1), (1.5, 3), (2.0, 2)]
 
 
 def test_errors_come_at_analysis_time_not_execution(spark, events):
@@ -350,3 +374,97 @@ def test_unseeded_nondeterministic_time_selected_and_grouped(spark, events, func
                               f"FROM err_events GROUP BY {function}({time}, '10 seconds')")
     assert_condition(e, "WINDOW_FUNCTION_NOT_IN_GROUP_BY.NONDETERMINISTIC_WINDOW")
     assert "nondeterministic" in str(e) and "rand(7)" in str(e)
+
+
+# Streams: the watermark on another column than the window's time column.
+
+def watermarked_stream(spark, tmp_path, column=None):
+    """A file stream of k, ts and other (both TIMESTAMP), with a watermark on `column`."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "0.json").write_text("".join(f'{{"k": "a", "t": {t}, "o": {t}}}\n' for t in (10, 14, 17)))
+    stream = (spark.readStream.schema("k string, t long, o long").json(str(source))
+              .withColumn("ts", F.timestamp_seconds("t")).withColumn("other", F.timestamp_seconds("o")))
+    return stream.withWatermark(column, "5 seconds") if column else stream
+
+
+def append_writer(df, tmp_path):
+    return (df.writeStream.format("noop").outputMode("append")
+            .option("checkpointLocation", str(tmp_path / "checkpoint")).trigger(availableNow=True))
+
+
+def message_of(error) -> str:
+    """The message of a PySpark exception, or of a Java one through py4j."""
+    return str(error) if isinstance(error, Exception) else error.getMessage()
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+@pytest.mark.parametrize("also_grouped", [False, True], ids=["other-not-grouped", "other-grouped"])
+def test_append_mode_with_the_watermark_on_another_column(spark, tmp_path, function, also_grouped):
+    """The watermark is on `other`, the windows are over `ts`: nothing would close them. Spark's
+    own check rejects the query when no grouping column has a watermark, without saying which
+    column needs one, and lets it run when the watermarked column is grouped too (no window
+    would ever be emitted). The extension rejects both when the query starts (Spark 4), or when
+    its first micro-batch is planned where Spark's check let it through (Spark 3.5, which has
+    no extension point before Spark's check)."""
+    from streaming_harness import spark_version
+
+    keys = ["k", "other"] if also_grouped else ["k"]
+    df = (watermarked_stream(spark, tmp_path, "other")
+          .groupBy(*keys, getattr(swa, function)("ts", "10 seconds")).count())
+    if spark_version(spark) >= (4, 0):
+        with pytest.raises(AnalysisException) as e:
+            append_writer(df, tmp_path).start()
+        error = e.value
+    elif not also_grouped:
+        with pytest.raises(AnalysisException) as e:
+            append_writer(df, tmp_path).start()
+        assert "without watermark" in str(e.value)  # Spark 3.5's own message
+        return
+    else:
+        with pytest.raises(StreamingQueryException) as e:
+            append_writer(df, tmp_path).start().awaitTermination()
+        error = run_time_cause(e.value)
+    assert_condition(error, "WINDOW_STREAMING_WATERMARK_NOT_ON_TIME_COLUMN", sql_state="42KDE")
+    assert dict(error.getMessageParameters()) == {
+        "function": function, "timeColumn": "ts", "watermarkColumns": "other"}
+    message = message_of(error)
+    assert f"{function} in the Append output mode needs a watermark on its time column ts" in message
+    assert "the watermark of this query is on other" in message
+    assert 'withWatermark("ts", delay)' in message
+    assert f"pass the watermarked column as the time column of {function}" in message
+
+
+def test_append_mode_watermark_elsewhere_in_sql_and_with_a_time_expression(spark, tmp_path):
+    """A streaming view queried in SQL, whose window is over an expression of the columns: the
+    message shows the expression as written."""
+    from streaming_harness import spark_version
+
+    if spark_version(spark) < (4, 0):
+        pytest.skip("Spark 3.5 rejects this query with its own message, before the extension")
+    watermarked_stream(spark, tmp_path, "ts").createOrReplaceTempView("err_watermarked_stream")
+    df = spark.sql("SELECT k, count(*) FROM err_watermarked_stream "
+                   "GROUP BY k, sliding_window(timestamp_seconds(o), '10 seconds')")
+    with pytest.raises(AnalysisException) as e:
+        append_writer(df, tmp_path).start()
+    assert_condition(e.value, "WINDOW_STREAMING_WATERMARK_NOT_ON_TIME_COLUMN")
+    assert dict(e.value.getMessageParameters()) == {
+        "function": "sliding_window", "timeColumn": "timestamp_seconds(o)", "watermarkColumns": "ts"}
+
+
+def test_append_mode_without_any_watermark_keeps_sparks_message(spark, tmp_path):
+    """No watermark at all: Spark's own STREAMING_OUTPUT_MODE error, which says so."""
+    df = watermarked_stream(spark, tmp_path).groupBy("k", swa.sliding_window("ts", "10 seconds")).count()
+    with pytest.raises(AnalysisException) as e:
+        append_writer(df, tmp_path).start()
+    assert "without watermark" in str(e.value)
+    assert "WINDOW_" not in str(e.value)
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_append_mode_with_the_watermark_on_the_time_column_runs(spark, tmp_path, function):
+    df = (watermarked_stream(spark, tmp_path, "ts")
+          .groupBy("k", "other", getattr(swa, function)("ts", "10 seconds")).count())
+    query = append_writer(df, tmp_path).start()
+    query.awaitTermination()
+    assert query.exception() is None

@@ -63,3 +63,51 @@ def test_complete_mode_is_rejected(spark, tmp_path):
     # The query fails with Spark's STREAM_FAILED, caused by the extension's error.
     assert_condition(run_time_cause(e.value), "WINDOW_STREAMING_COMPLETE_MODE", sql_state="42KDE")
     assert "WINDOW_STREAMING_COMPLETE_MODE" in str(e.value)
+
+
+UNBOUNDED = "grows without bound"
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_update_mode_without_watermark_warns_once_per_run(spark, tmp_path, function):
+    """Update mode without a watermark on the time column runs, and its state grows without
+    bound: the driver says so in one WARN per run of the query (however many micro-batches it
+    plans), with how to bound it; not when the time column has the watermark. A watermark on
+    another column is named as not applying (docs/troubleshooting.md quotes the WARN)."""
+    logger = "org.apache.spark.sql.slidingwindow.planning.StreamingQueryLog"
+    capture = spark._jvm.org.apache.spark.sql.slidingwindow.LogCapture.of(logger)
+    source = str(tmp_path / "in")
+    write_batches(source, [[("a", 10 * SEC, 1)], [("a", 14 * SEC, 1)], [("a", 17 * SEC, 1)]])
+
+    def run_with(name, watermark_on):
+        stream = (spark.readStream.schema("k string, t long, v long").option("maxFilesPerTrigger", 1)
+                  .json(source).withColumn("ts", F.timestamp_micros("t"))
+                  .withColumn("other", F.timestamp_micros("t")))
+        if watermark_on:
+            stream = stream.withWatermark(watermark_on, "5 seconds")
+        query = (stream.groupBy("k", getattr(swa, function)("ts", "10 seconds")).count()
+                 .writeStream.format("noop").outputMode("update")
+                 .option("checkpointLocation", str(tmp_path / name)).trigger(availableNow=True).start())
+        query.awaitTermination()
+        assert len(query.recentProgress) >= 3
+        return [line for line in capture.lines() if UNBOUNDED in line]
+
+    try:
+        warnings = run_with("none", None)
+        assert len(warnings) == 1, capture.lines()
+        warning = warnings[0]
+        assert warning.startswith("WARN Streaming query ")
+        assert (f"the {function} aggregation runs in the Update output mode without a watermark "
+                f"on its time column ts") in warning
+        assert "its state grows without bound" in warning
+        assert 'To bound it, put a watermark on the time column before the aggregation: ' \
+               'withWatermark("ts", delay)' in warning
+        assert "does not apply" not in warning
+
+        assert run_with("on-time", "ts") == warnings  # the watermark on the time column: no WARN
+
+        warnings = run_with("on-other", "other")
+        assert len(warnings) == 2
+        assert "(The watermark on other does not apply to it.)" in warnings[1]
+    finally:
+        capture.close()

@@ -2,7 +2,6 @@
 major.minor version is a clear error, a different patch release a warning."""
 from __future__ import annotations
 
-import re
 import warnings
 import zipfile
 
@@ -11,6 +10,7 @@ from pyspark.sql import SparkSession
 
 import sliding_window_agg as swa
 from buildtools import scala_build
+from deploy_util import relabelled_jar, started_with
 from sliding_window_agg import _configure, _jar, _jar_cache, _spark_version
 
 
@@ -133,3 +133,21 @@ def test_check_spark_version_takes_an_explicit_version():
     swa.check_spark_version(scala_build.spark_version())
     with pytest.raises(swa.SparkVersionMismatchError, match="the running Spark is version 3.4.0"):
         swa.check_spark_version("3.4.0")
+
+
+@pytest.mark.every_spark
+def test_a_jar_of_another_spark_given_with_jars_stops_the_session_with_a_clear_error(tmp_path):
+    """No Python check runs for a jar given with --jars: the extension checks when it is applied,
+    before a query meets a class or method this Spark lacks."""
+    running = scala_build.spark_version()
+    minor = ".".join(running.split(".")[:2])
+    other = "4.0.5" if minor != "4.0" else "4.1.4"
+    out = started_with(relabelled_jar(tmp_path, other))
+    assert "[WINDOW_JAR_FOR_ANOTHER_SPARK]" in out, out
+    assert f"built for Spark {other}, but this is Spark {running}." in out, out
+    assert f"Give Spark the jar built for Spark {minor}: `python -m sliding_window_agg jar`" in out, out
+
+
+def test_a_jar_of_another_patch_release_runs(tmp_path):
+    major, minor = scala_build.spark_version().split(".")[:2]
+    assert started_with(relabelled_jar(tmp_path, f"{major}.{minor}.99")).strip() == "1"

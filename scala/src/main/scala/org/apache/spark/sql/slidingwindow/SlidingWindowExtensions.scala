@@ -4,25 +4,30 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, NamedArgumentExpression}
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.{SparkSession => ClassicSession}
-import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggregates, CheckWindowedAggregates, PlanWindowedAggregates, ResolveWindowedAggregates}
+import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggregates, CheckStreamingWatermarks, CheckWindowedAggregates, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.{BatchWindow, SlidingWindow}
 import org.apache.spark.sql.slidingwindow.optimizer.PruneWindowedAggregateInput
 import org.apache.spark.sql.slidingwindow.planning.{StreamingWatermarks, WindowedAggregateStrategy}
+import org.apache.spark.sql.slidingwindow.shims.HintResolutionRules
 
 /**
  * The extension entry point: `spark.sql.extensions=org.apache.spark.sql.slidingwindow.SlidingWindowExtensions`.
  *
- * Registers the SQL functions `sliding_window(time, size)` and `batch_window(time, size[, order])`,
+ * First checks that the jar was built for this Spark's minor version ([[JarBuildInfo]]). Then
+ * registers the SQL functions `sliding_window(time, size)` and `batch_window(time, size[, order])`,
  * the analyzer rule and check that turn an aggregation grouped by it into a windowed aggregation,
+ * the check of a streaming query's watermark when it starts (Spark 4.0 and later),
  * the plan normalization that gives it its own logical node, the optimizer rule that prunes its
  * input, the planner strategy for that node, and the physical rule that gives the streaming
  * operator its watermarks.
  */
 class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    JarBuildInfo.checkRunningSpark()
     extensions.injectFunction(SlidingWindowExtensions.slidingWindowFunction)
     extensions.injectFunction(SlidingWindowExtensions.batchWindowFunction)
+    HintResolutionRules.inject(extensions, CheckStreamingWatermarks)
     extensions.injectResolutionRule(_ => ResolveWindowedAggregates)
     extensions.injectPostHocResolutionRule(_ => CheckResolvedWindowedAggregates)
     extensions.injectCheckRule(_ => CheckWindowedAggregates)

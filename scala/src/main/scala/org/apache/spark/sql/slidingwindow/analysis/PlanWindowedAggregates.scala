@@ -21,6 +21,9 @@ import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggr
  */
 object PlanWindowedAggregates extends Rule[LogicalPlan] {
 
+  /** The name of the column that computes a time given as an expression. */
+  val computedTime = "__window_time"
+
   // Subquery expressions (IN, EXISTS, scalar) hold plans of their own: normalized too. Plans
   // without an Aggregate are skipped (WindowPruning).
   override def apply(plan: LogicalPlan): LogicalPlan =
@@ -40,7 +43,7 @@ object PlanWindowedAggregates extends Rule[LogicalPlan] {
         case a: Attribute => a
         case other => Alias(other, name)()
       }
-    val time = column(grouping.time, "__window_time")
+    val time = column(grouping.time, computedTime)
     val order = grouping.order.map(column(_, "__window_order"))
     val computed = (keys ++ (time +: order.toSeq)).collect { case a: Alias => a }
     val input = grouping.child

@@ -6,7 +6,8 @@ import org.apache.spark.sql.AnalysisException
  * Every user-facing error of the extension. Each one has an error condition of
  * [[WindowErrorConditions]] (`getCondition`, `getSqlState`), whose message says what to change.
  * They are [[AnalysisException]]s raised while the query is analysed or planned, except
- * [[boundsOverflow]], an `ArithmeticException` raised while the query runs.
+ * [[boundsOverflow]], an `ArithmeticException` raised while the query runs, and
+ * [[jarForAnotherSpark]], raised when a session applies the extension.
  */
 object WindowErrors {
 
@@ -76,6 +77,14 @@ object WindowErrors {
     fail("WINDOW_STREAMING_COMPLETE_MODE", "function" -> function)
 
   /**
+   * A stream in the Append output mode whose time column has no watermark, while the query has
+   * one on `watermarkColumns`: nothing would ever close the windows.
+   */
+  def watermarkNotOnTimeColumn(function: String, timeColumn: String, watermarkColumns: Seq[String]): Nothing =
+    fail("WINDOW_STREAMING_WATERMARK_NOT_ON_TIME_COLUMN", "function" -> function,
+      "timeColumn" -> timeColumn, "watermarkColumns" -> watermarkColumns.mkString(", "))
+
+  /**
    * A streaming query restarted from `checkpoint`, whose state was written in state format
    * `version`, which this release does not read (a later release wrote it).
    */
@@ -97,6 +106,11 @@ object WindowErrors {
   def stateStorageUnsupported(function: String, storage: String, needs: String, checkpoint: String): Nothing =
     fail("WINDOW_STATE_STORAGE_UNSUPPORTED", "function" -> function, "storage" -> storage,
       "needs" -> needs, "sparkVersion" -> org.apache.spark.SPARK_VERSION, "checkpoint" -> checkpoint)
+
+  /** When a session applies the extension: the jar was compiled against another Spark minor version. */
+  def jarForAnotherSpark(builtFor: String, running: String, runningMinor: String): Nothing =
+    throw new WindowSetupException("WINDOW_JAR_FOR_ANOTHER_SPARK",
+      Map("builtFor" -> builtFor, "running" -> running, "runningMinor" -> runningMinor))
 
   /** At run time: a row whose windows' bounds fall outside the 64-bit microsecond range. */
   def boundsOverflow(function: String, time: Long, sizeMicros: Long): ArithmeticException =

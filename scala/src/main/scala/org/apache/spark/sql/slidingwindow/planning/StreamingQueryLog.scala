@@ -3,10 +3,13 @@ package org.apache.spark.sql.slidingwindow.planning
 import java.util.{Collections, UUID, WeakHashMap}
 
 import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.slidingwindow.expressions.WindowKind
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StreamExecution}
 import org.apache.spark.sql.slidingwindow.state.{WindowStateStorage, WindowStateStore}
+import org.apache.spark.sql.types.TimestampNTZType
 
 /**
  * What the driver logs about a streaming windowed aggregation: once per run of a query, when
@@ -15,6 +18,8 @@ import org.apache.spark.sql.slidingwindow.state.{WindowStateStorage, WindowState
  *  - WARN: the state has no time index (a provider other than RocksDB, or RocksDB on Spark 3.5,
  *    which has no column families), so every group of the state is scanned in every micro-batch
  *    that has a watermark; the advice says what gives one.
+ *  - WARN: the Update output mode without a watermark on the time column, so the state grows
+ *    without bound; the advice says how to bound it.
  */
 object StreamingQueryLog extends Logging {
 
@@ -41,7 +46,33 @@ object StreamingQueryLog extends Logging {
           s"state in every micro-batch that has a watermark, and the cost of a micro-batch " +
           s"grows with the state. " + advice(provider))
       }
+      if (execution.outputMode == InternalOutputModes.Update && !TimeColumnWatermark.onTime(operator.time)) {
+        logWarning(s"Streaming query $query (run ${execution.runId}): " + unbounded(operator))
+      }
     }
+  }
+
+  /** Why the state of an Update-mode aggregation without a watermark grows, and how to bound it. */
+  private def unbounded(operator: WindowedAggregate): String = {
+    val function = operator.definition.kind.functionName
+    val time = TimeColumnWatermark.describe(operator)
+    val kept = operator.definition.kind match {
+      case WindowKind.Sliding => "no row is ever late and no state is ever removed: it keeps " +
+          "the partial aggregates of every time of every group"
+      case WindowKind.Batch => "no window is ever closed by a watermark: it keeps the open " +
+          "window of every group it has seen"
+    }
+    val others = TimeColumnWatermark.declared(operator.child) match {
+      case Seq() => ""
+      case columns => s" (The watermark on ${columns.mkString(", ")} does not apply to it.)"
+    }
+    val ntz = if (operator.time.dataType == TimestampNTZType) {
+      " A TIMESTAMP_NTZ column takes no watermark: cast it to TIMESTAMP first."
+    } else ""
+    s"the $function aggregation runs in the Update output mode without a watermark on its time " +
+      s"column $time, so $kept, and its state grows without bound.$others To bound it, put a " +
+      "watermark on the time column before the aggregation: withWatermark(\"" + time + "\", delay), " +
+      s"where delay is how late a row may arrive.$ntz"
   }
 
   /** What gives a new query a time index, for one run without it on `provider`. */

@@ -40,6 +40,10 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       if (outputMode.contains(InternalOutputModes.Complete)) {
         WindowErrors.completeModeNotSupported(function)
       }
+      // Checked when the query started on Spark 4.0 and later (CheckStreamingWatermarks).
+      if (outputMode.contains(InternalOutputModes.Append)) {
+        TimeColumnWatermark.checkAppend(function, a.time, TimeColumnWatermark.describe(a), a.child)
+      }
       val operatorId = execution.map(StreamingQueryContext.operatorId(_, a))
       val stateInfo = for (ie <- execution; id <- operatorId)
         yield StreamingQueryContext.stateInfo(ie, id, a.keys.nonEmpty)

@@ -35,6 +35,8 @@ class WindowErrorsSuite {
     "distinctAggregate" -> (() => WindowErrors.distinctAggregate("sliding_window", "count(DISTINCT v)")),
     "unsupportedAggregate" -> (() => WindowErrors.unsupportedAggregate("sliding_window", "mean_udf(v)")),
     "completeModeNotSupported" -> (() => WindowErrors.completeModeNotSupported("sliding_window")),
+    "watermarkNotOnTimeColumn" ->
+      (() => WindowErrors.watermarkNotOnTimeColumn("sliding_window", "ts", Seq("other"))),
     "stateFormatUnsupported" ->
       (() => WindowErrors.stateFormatUnsupported("sliding_window", 9, Seq(1, 2), "file:/ck")),
     "incompatibleRestart" -> (() => WindowErrors.incompatibleRestart(
