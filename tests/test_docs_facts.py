@@ -61,6 +61,9 @@ def supported_list(listed, allow_others=False):
     return f"lists Spark {', '.join(listed)}; the supported ones are {', '.join(VERSIONS)}"
 
 
+MISMATCH_MESSAGE = re.compile(r"WINDOW_JAR_FOR_ANOTHER_SPARK|SparkVersionMismatchError|SparkVersionWarning")
+
+
 def check_version_lists(text):
     """Lists and ranges of Spark minor versions, the default one, the number of jars."""
     for m in re.finditer(rf"{CLAIM}\b[^\n.()]{{0,40}}?\(?({V}(?:{SEP}{V})*)", text):
@@ -81,6 +84,9 @@ def check_version_lists(text):
         yield m.start(), bad and f"range {a} to {b}; the supported ones are {VERSIONS[0]} to {VERSIONS[-1]}"
     for m in re.finditer(rf"(?:compiled|built) (?:for|against|with)(?: Scala [\d.]+)?(?: against| for)? "
                          rf"Spark ((?:{V}|{P})(?:{SEP}(?:{V}|{P}))*)", text):
+        line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.start())]
+        if MISMATCH_MESSAGE.search(line):
+            continue  # the quoted message of a jar of another Spark names that one
         listed = [".".join(v.split(".")[:2]) for v in re.findall(rf"{P}|{V}", m.group(1))]
         yield m.start(), supported_list(listed) and f"there is a jar for each supported Spark, not {m.group(1)}"
     for m in re.finditer(rf"({V}) (?:by default|\(the default\))|DEFAULT\w* = \"({V})\""
