@@ -7,6 +7,7 @@ import org.apache.spark.unsafe.Platform
  * LEB128 varints (7 bits a byte), signed ones zigzag-encoded first, and raw bytes. A record is
  * read and written whole at each visit and RocksDB's work follows its bytes, so its times are
  * written as differences, which take 4 bytes for 30 seconds in microseconds instead of 8.
+ * The grammar of those bytes: docs/state-format.md, section "The record's bytes".
  */
 private[state] final class CompactWriter {
   private var bytes = new Array[Byte](256)

@@ -18,27 +18,15 @@ import org.apache.spark.unsafe.Platform
  *    of them (`inline`); a larger group keeps them as rows of their own, as in state format 1,
  *    and the record counts them (`storedRows`);
  *  - the list of its [[chunks]]: runs of its rows kept out of the record, each in a row of its
- *    own whose value's `__record` holds a section of rows as below.
+ *    own whose value's `__record` holds a section of rows.
  *
- * The record's `__record` field holds a fixed header, in Spark's byte order (little-endian here),
- * then varints ([[CompactWriter]]; `signed`: zigzag-encoded):
- * {{{
- *   nextVisit: long | indexed: long (Long.MinValue: none) | storedRows: int (-1: inline) | 0: int
- *   the Partial rows' section | the Suffix rows' section
- *   chunks: varint | each: kind id: varint | count: varint | first - previous first: signed | last - first: varint
- *
- *   section: count: varint | if count > 0: fixed: varint | if fixed > 0: packed: byte | count times:
- *     time - previous time: signed | if fixed is 0: alone: byte, size: varint | the row's bytes,
- *     or if packed: each 8-byte word of the buffer - the same word of the previous row's: signed
- * }}}
- * A value that holds a buffer and nothing else (no times: every Partial and Suffix row of sliding
- * windows) is kept as its buffer alone; a section whose rows are all buffers alone of one size
- * (`fixed` bytes: every sliding-window section of fixed-width aggregates) writes neither flag nor
- * size, and is packed when that is smaller (`writeSection`): about 12 bytes an entry for `count`,
- * `sum` and `max` of integers 30 seconds apart, 36 unpacked, 88 for the whole value and its
- * time. The record is read and written whole at each visit, and RocksDB's work follows its
- * bytes. Values read from a record or a chunk are rebuilt into one array as it is read:
- * they stay valid while the group is open.
+ * The bytes of the record's `__record` field (a header, a section of rows per kind, the chunk
+ * list; varints of [[CompactWriter]]), and of a chunk's: docs/state-format.md, section "The
+ * record's bytes". A section of buffers alone of one size is packed when that is smaller
+ * (`writeSection`): about 12 bytes an entry for `count`, `sum` and `max` of integers 30 seconds
+ * apart, 36 unpacked, 88 for the whole value and its time. The record is read and written whole
+ * at each visit, and RocksDB's work follows its bytes. Values read from a record or a chunk are
+ * rebuilt into one array as it is read: they stay valid while the group is open.
  *
  * A visit changes a few rows of a record of dozens (update mode adds one and reads them all), so
  * the rows of its packed sections that are still as they were read ([[TimeRows.origin]]) are

@@ -23,16 +23,12 @@ import org.apache.spark.unsafe.Platform
  *
  * The record also says when the group must be visited next (`nextVisit`, kept in memory by
  * [[schedule]]) and where its entry in the time index is (`indexed`); `close` makes the index
- * agree, and an entry need only be at or before the next visit: it is a lower bound. A group
- * that receives rows (is opened by the ingestion, [[claimVisit]]) is visited then if it is due,
- * in the same [[open]], and keeps its entry, even one under the watermark: [[due]] passes over
- * it ([[claimed]]), and next time the group is visited at its ingestion again. So a group that
- * receives rows in every micro-batch writes its record and nothing else. An entry under the
- * watermark of a group that received no rows is met by [[due]]: the group is visited if its
- * next visit is due ([[stillDue]]), and its entry moves to its next visit. Where every group
- * receives rows in every micro-batch, [[due]] would read every entry and pass over all of
- * them: the store counts the index's entries ([[StoredRowCount]]), and `due` does not read the
- * index when none is left but those claimed.
+ * agree. A group that receives rows (is opened by the ingestion, [[claimVisit]]) is visited then
+ * if it is due, in the same [[open]], and keeps its entry, even one under the watermark, which
+ * [[due]] passes over ([[claimed]]); so a group that receives rows in every micro-batch writes its
+ * record and nothing else. The entries as lower bounds, the claims, and when `due` need not read
+ * the index (the entries counted in [[StoredRowCount]]): docs/state-format.md, section
+ * "Invariants", 7 to 10.
  *
  * @param watermark   the micro-batch's eviction watermark: visits due at or below it are made
  *                    by this micro-batch.
@@ -493,10 +489,8 @@ private[state] final class GroupRecordStore(
 
   /**
    * Whether every entry of the index at or below `watermark` is claimed, without reading the
-   * index. The entries at the version opened (`stored`) are those claimed, those under the
-   * watermark removed unclaimed, and others; an entry this micro-batch created is later than the
-   * watermark. So when the first two add up to `stored`, no entry under the watermark is left
-   * to find.
+   * index: when the entries at the version opened (`stored`) are all those claimed and those under
+   * the watermark removed unclaimed (docs/state-format.md, section "Invariants", 10).
    */
   private def onlyClaimedEntriesDue(watermark: Long): Boolean = count.exists { c =>
     val stored = c.indexEntries

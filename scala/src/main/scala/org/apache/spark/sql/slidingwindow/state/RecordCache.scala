@@ -15,15 +15,13 @@ import org.apache.spark.sql.internal.SQLConf
  * instead of from RocksDB ([[GroupRecordStore.open]]). Reading a record was about a fifth of a
  * micro-batch's state work (docs/performance.md).
  *
- * A cached record is used exactly when it is what the store holds:
- *  - each commit writes a new random token into the store ([[StoredRowCount]]), and the records
- *    its task leaves are published under that token ([[publish]]);
- *  - a task uses them only if the store version it opened holds their token ([[take]]): any other
- *    commit of the partition (on another executor, by a run of the query before a restart, by
- *    another attempt of the task) wrote another token, and an earlier version an earlier one;
- *  - a task takes the records for itself: no other task sees them while it runs (a speculative
- *    copy of it starts without them), and they are published again only once its store has
- *    committed. A task that fails or aborts drops them.
+ * A cached record is used exactly when it is what the store holds: each commit writes a new
+ * random token into the store ([[StoredRowCount]]) and publishes its task's records under it
+ * ([[publish]]), and a task takes them ([[take]]) only if the version it opened holds that token
+ * (docs/state-format.md, section "Invariants", 11). Any other commit of the partition (on another
+ * executor, by a run of the query before a restart, by another attempt of the task) wrote another
+ * token. No other task sees the records a task took (a speculative copy of it starts without
+ * them); a task that fails or aborts drops them.
  *
  * Memory: the records a task holds, and those published in the executor, are bounded by
  * `maxBytes` ([[maxBytesKey]]); the partitions used least recently go first, a task whose

@@ -8,16 +8,14 @@ import org.apache.spark.sql.internal.SQLConf
  * ([[WindowOperatorRecord]]) and read back on every restart, as Spark records
  * `stateFormatVersion` for its own aggregations. A change to what the state holds or how it is
  * keyed is a new version; every earlier version stays readable, and its checkpoint fixtures
- * (tests/fixtures/checkpoints/) stay in the tests. docs/architecture.md lists the versions.
+ * (tests/fixtures/checkpoints/) stay in the tests.
  *
- *  - 1 (release 0.1.0): one key space of (group, kind, time) rows: Partial, Suffix and Meta
- *    rows; with RocksDB, the `time_index` column family. Checkpoints of 0.1.0 carry no record:
- *    they are version 1.
- *  - 2 (release 0.2.0): one record per group ([[StateRowKind.Record]], [[GroupRecord]]) holds its
- *    Meta fields and its next scheduled visit, and, while the group has at most
- *    `spark.sql.slidingWindow.state.inlineRows` Partial and Suffix rows, those rows too; a larger
- *    group keeps them as rows of their own, as in version 1. A micro-batch so reads and writes
- *    one state row per small group it visits. Values have a fourth field, `__record`.
+ *  - 1 (release 0.1.0): (group, kind, time) rows. Checkpoints of 0.1.0 carry no record: they are
+ *    version 1.
+ *  - 2 (release 0.2.0): one record per group ([[StateRowKind.Record]], [[GroupRecord]]).
+ *
+ * What each version holds: docs/state-format.md, sections "Versions and arrangements" and
+ * "Rows by format"; what makes a new version: section "Changing the state".
  */
 object StateFormatVersion {
   /**

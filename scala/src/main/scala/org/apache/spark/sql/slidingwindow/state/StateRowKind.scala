@@ -3,7 +3,8 @@ package org.apache.spark.sql.slidingwindow.state
 /**
  * The kind of a state row: the second part of its (group, kind, time) key
  * ([[WindowStateLayout]]). The key stores [[id]], which is part of the checkpoint format: the ids
- * never change, so that checkpoints written by earlier releases keep restarting.
+ * never change, so that checkpoints written by earlier releases keep restarting. The rows of each
+ * kind, by state format: docs/state-format.md, section "Rows by format".
  */
 sealed abstract class StateRowKind(val id: Int)
 

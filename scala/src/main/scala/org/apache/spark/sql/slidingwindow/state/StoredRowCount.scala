@@ -18,7 +18,8 @@ import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructTyp
  * The same row holds the token of the commit that wrote it, which says whether the records an
  * executor cached are those of the version opened ([[RecordCache]]), and the number of entries
  * of the time index, which says when none is left for [[WindowStateStore.due]] to find
- * ([[GroupRecordStore]]).
+ * ([[GroupRecordStore]]). Its schema and what each field counts: docs/state-format.md, sections
+ * "Column families and schemas" and "Invariants", 8 to 11.
  */
 private[state] final class StoredRowCount(store: StateStore) {
   import StoredRowCount._

@@ -31,7 +31,9 @@ import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, Window
  *
  * Stored as JSON; fields are compared as the text they show in error messages.
  * `optimizedAggregates`, the SQL text of a restarted query's optimized aggregates, is not
- * stored: only a record without identities is compared with it.
+ * stored: only a record without identities is compared with it. Where the record is, its JSON
+ * fields, when it is written and how a restart compares it: docs/state-format.md, section
+ * "The operator record".
  */
 final case class WindowOperatorRecord(
     stateFormatVersion: Int,

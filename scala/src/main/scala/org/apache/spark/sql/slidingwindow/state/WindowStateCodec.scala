@@ -11,7 +11,8 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructType
  *
  * A value is a buffer and two optional times, whose meaning depends on the row's kind: values
  * are built by kind ([[partialValue]], [[windowValue]], [[metaValue]]) and their times read by
- * what they hold ([[streamTime]], [[lastPushed]], [[backOldest]]).
+ * what they hold ([[streamTime]], [[lastPushed]], [[backOldest]]); what each kind's value holds:
+ * docs/state-format.md, section "Rows by format".
  */
 final class WindowStateCodec(layout: WindowStateLayout) {
   import layout._

@@ -6,35 +6,12 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructFiel
 
 /**
  * How a streaming windowed aggregation keeps its state (docs/contract.md, "Sliding windows in
- * Structured Streaming" and "Batch windows").
- *
- * One key space holds every row of a group, keyed by (group, kind, time):
- *  - [[StateRowKind.Partial]]: the frozen partial aggregate of the group's rows at `time`
- *    (sliding windows), or of its open window starting at `time` (batch windows, with the
- *    group's stream time);
- *  - [[StateRowKind.Suffix]]: sliding windows, the front of the group's Two-Stacks queue:
- *    at `time`, the aggregate of the partials from `time` to the end of the front;
- *  - [[StateRowKind.Meta]]: sliding windows in append mode, at time 0: the aggregate of
- *    the back of the queue, with the last time pushed into the queue and the oldest time of the
- *    back.
- * Values are `(__buffer, __t1, __t2)`: the aggregation buffer as a struct, so that it is read in
- * place, and two optional times, which hold what the row's kind says ([[WindowStateCodec]]):
- * `__t1` the stream time (batch windows' Partial) or the last time pushed (Meta), `__t2` the
- * oldest time of the back (Meta). The key stores the kind's id ([[StateRowKind]]).
- *
- * With RocksDB on Spark 4.2 and later, keys are ordered by time within (group, kind), so a range
- * of a group's rows is read by range scan; otherwise a group's rows of a kind are read by prefix
- * scan and sorted ([[OrderedRangeScan]]). RocksDB (Spark 4, which has column families) also keeps
- * the `time_index` column family: (time, group) entries, ordered by time, saying when a group must be
- * visited again (a window of it closes, or rows of it expire), so that a micro-batch finds the
- * groups it has work for by reading the head of the index, never by scanning the state.
- *
- * State format 2 adds one [[StateRowKind.Record]] row per group ([[GroupRecord]]), which holds
- * what the Meta row held, the group's next scheduled visit, and, while the group is small, its
- * Partial and Suffix rows; values get a fourth field, `__record` (the record's own contents, null
- * in other rows), and `__buffer` may be null (a record without Meta fields).
- *
- * A query without grouping keys stores a constant group column.
+ * Structured Streaming" and "Batch windows"): the key and value schemas of state format
+ * `version` ([[StateFormatVersion]]), keys (group, kind, time) with the kind's id
+ * ([[StateRowKind]]), values `(__buffer, __t1, __t2)` and, from format 2, `__record`; and the
+ * column families beside the data (`time_index`, `chunks`). The schemas, their key encodings by
+ * arrangement ([[WindowStateStorage]]) and what each row holds: docs/state-format.md, sections
+ * "Column families and schemas" and "Rows by format".
  */
 final class WindowStateLayout(val version: Int, keys: Seq[Attribute], val bufferSchema: StructType)
   extends Serializable {

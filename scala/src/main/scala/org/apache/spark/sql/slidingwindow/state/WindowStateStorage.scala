@@ -11,7 +11,9 @@ import org.apache.spark.sql.internal.SQLConf
  *  - `orderedRows`: a group's rows are kept ordered by time and read by range scan (RocksDB on
  *    Spark 4.2 and later); otherwise by prefix scan, then sorted.
  * A checkpoint can so move to a later Spark (it keeps its arrangement), not to one that lacks
- * what its arrangement needs (docs/compatibility.md).
+ * what its arrangement needs (docs/compatibility.md). The column families and key encodings of
+ * each arrangement: docs/state-format.md, sections "Versions and arrangements" and "Column
+ * families and schemas".
  */
 final case class WindowStateStorage(timeIndex: Boolean, orderedRows: Boolean) {
   require(timeIndex || !orderedRows, "ordered rows come with the time index")
