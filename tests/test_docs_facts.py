@@ -209,7 +209,14 @@ def settings_problems(code, pages, reference, docs):
     return ([f"{page} names {c}, which scala/src/main does not read"
              for page, t in pages.items() for c in named(t) - real]
             + [f"{c} is not in the settings of docs/user-guide.md" for c in real - internal - named(reference)]
-            + [f"internal {c} is in no page of docs/" for c in internal - named(docs)])
+            + [f"internal {c} is in no page of docs/" for c in internal - named(docs)]
+            + [f"internal {c} is in the user's settings of docs/user-guide.md"
+               for c in internal & named(table_rows(reference))])
+
+
+def table_rows(page):
+    """The rows of a page's tables that name a setting in their first cell."""
+    return "\n".join(line for line in page.splitlines() if re.match(r"\| `spark\.", line))
 
 
 def test_settings_are_real_and_documented():
@@ -225,6 +232,9 @@ def test_settings_check_catches_a_planted_wrong_setting():
                              "spark.sql.slidingWindow.c") == []
     wrong = settings_problems(code, {"p": "spark.sql.slidingWindow.a.bb"}, "spark.sql.slidingWindow.c", "")
     assert len(wrong) == 3  # not read, not in the reference, internal one nowhere
+    in_table = settings_problems(code, {}, "| `spark.sql.slidingWindow.a.b` |\n| `spark.sql.slidingWindow.c` |", "")
+    assert in_table == ["internal spark.sql.slidingWindow.c is in no page of docs/",
+                        "internal spark.sql.slidingWindow.c is in the user's settings of docs/user-guide.md"]
 
 
 # Each check on a right sentence and on the same sentence with one fact wrong.

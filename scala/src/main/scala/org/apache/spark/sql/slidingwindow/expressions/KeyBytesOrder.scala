@@ -21,7 +21,10 @@ import org.apache.spark.unsafe.types.UTF8String
  * bytes are equal keys, so a group's rows stay together.
  */
 object KeyBytesOrder {
-  /** Whether streaming queries on RocksDB sort their groups so (read at planning; true by default). */
+  /**
+   * Internal, tuning: whether streaming queries on RocksDB sort their groups so (read at
+   * planning; true by default). docs/development.md, "Internal settings".
+   */
   val enabledKey = "spark.sql.slidingWindow.state.keyBytesOrder"
 
   /**

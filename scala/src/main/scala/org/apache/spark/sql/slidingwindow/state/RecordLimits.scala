@@ -25,9 +25,14 @@ final case class RecordLimits(inlineRows: Int, resweepRows: Int, chunkRows: Int,
 }
 
 object RecordLimits {
+  // The four are tuning settings a user never needs: docs/development.md, "Internal settings".
+  /** Internal, tuning: the most rows a group keeps in its record. */
   val inlineRowsKey = "spark.sql.slidingWindow.state.inlineRows"
+  /** Internal, tuning: a group with at most this many Partial rows keeps no queue in append mode. */
   val resweepRowsKey = "spark.sql.slidingWindow.state.resweepRows"
+  /** Internal, tuning: the most rows of a chunk. */
   val chunkRowsKey = "spark.sql.slidingWindow.state.chunkRows"
+  /** Internal, tuning: the rows at each end of a chunked queue kept in the record. */
   val hotRowsKey = "spark.sql.slidingWindow.state.hotRows"
 
   // Measured on the streaming benchmark (docs/performance.md): a group of a few rows costs least
