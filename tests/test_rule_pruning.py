@@ -13,7 +13,7 @@ import sliding_window_agg as swa
 
 
 def pruning(spark):
-    return spark._jvm.org.apache.spark.sql.slidingwindow.analysis.WindowPruning
+    return spark._jvm.org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 
 
 def analyzed(df):
@@ -44,7 +44,7 @@ def test_every_rule_returns_at_once_until_a_window_function_exists(spark):
         import sliding_window_agg as swa
         spark = (swa.configure(SparkSession.builder.master("local[1]"))
                  .config("spark.ui.enabled", "false").getOrCreate())
-        p = spark._jvm.org.apache.spark.sql.slidingwindow.analysis.WindowPruning
+        p = spark._jvm.org.apache.spark.sql.slidingwindow.expressions.WindowPruning
         spark.range(10).createOrReplaceTempView("t")
         for q in ["SELECT id % 3 AS k, count(*) FROM t GROUP BY id % 3 HAVING count(*) > 1",
                   "SELECT * FROM t a JOIN t b USING (id) WHERE a.id IN (SELECT max(id) FROM t)",

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.streaming.{InternalOutputModes, WriteToStreamStatement}
 import org.apache.spark.sql.slidingwindow.logical.WindowGrouping
-import org.apache.spark.sql.slidingwindow.planning.TimeColumnWatermark
+import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 
 /**
  * Checks a streaming query when it starts (`writeStream...start()`), where its output mode is

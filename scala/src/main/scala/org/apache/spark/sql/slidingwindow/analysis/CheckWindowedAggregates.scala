@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Expand, Filter, L
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.WindowFunction
 import org.apache.spark.sql.slidingwindow.logical.WindowGrouping
+import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 
 /**
  * Runs at the end of analysis (CheckAnalysis): a window function left in the plan was not in the

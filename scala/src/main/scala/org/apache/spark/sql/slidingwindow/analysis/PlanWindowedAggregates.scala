@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPl
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.slidingwindow.expressions.AggregateIdentity
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate, WindowGrouping}
+import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 
 /**
  * Plan normalization (after analysis, before the optimizer): `Aggregate(WindowGrouping)` becomes

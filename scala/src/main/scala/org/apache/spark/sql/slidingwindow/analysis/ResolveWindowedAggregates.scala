@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowFunction, WindowKind}
 import org.apache.spark.sql.slidingwindow.logical.WindowGrouping
+import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 import org.apache.spark.sql.types.MetadataBuilder
 
 /**

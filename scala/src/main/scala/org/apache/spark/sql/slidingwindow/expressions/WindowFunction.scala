@@ -1,7 +1,6 @@
 package org.apache.spark.sql.slidingwindow.expressions
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, Unevaluable}
-import org.apache.spark.sql.slidingwindow.analysis.WindowPruning
 import org.apache.spark.sql.types.{DataType, StructField, StructType, TimestampNTZType, TimestampType}
 
 /**

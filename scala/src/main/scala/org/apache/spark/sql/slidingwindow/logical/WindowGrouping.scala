@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.logical
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
-import org.apache.spark.sql.slidingwindow.analysis.WindowPruning
+import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 import org.apache.spark.sql.slidingwindow.expressions.WindowDefinition
 
 /**

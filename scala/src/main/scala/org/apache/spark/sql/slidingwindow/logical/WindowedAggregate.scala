@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, A
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 import org.apache.spark.sql.catalyst.util.truncatedString
-import org.apache.spark.sql.slidingwindow.analysis.WindowPruning
+import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
 
 /**

@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.optimizer
 
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.slidingwindow.analysis.WindowPruning
+import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 
 /**

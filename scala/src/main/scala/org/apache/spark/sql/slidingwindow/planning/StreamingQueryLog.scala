@@ -9,6 +9,7 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowKind
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StreamExecution}
 import org.apache.spark.sql.slidingwindow.state.{WindowStateStorage, WindowStateStore}
+import org.apache.spark.sql.slidingwindow.analysis.TimeColumnWatermark
 import org.apache.spark.sql.types.TimestampNTZType
 
 /**

@@ -10,6 +10,7 @@ import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate}
 import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord, WindowStateStorage}
+import org.apache.spark.sql.slidingwindow.analysis.TimeColumnWatermark
 
 /**
  * Plans a [[WindowedAggregate]]: a [[WindowedAggregateExec]] in a batch query, a

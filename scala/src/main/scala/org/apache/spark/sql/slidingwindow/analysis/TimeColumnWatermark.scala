@@ -1,9 +1,8 @@
-package org.apache.spark.sql.slidingwindow.planning
+package org.apache.spark.sql.slidingwindow.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
 import org.apache.spark.sql.catalyst.util.{quoteIfNeeded, toPrettySQL}
-import org.apache.spark.sql.slidingwindow.analysis.PlanWindowedAggregates
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 

@@ -1,4 +1,4 @@
-package org.apache.spark.sql.slidingwindow.analysis
+package org.apache.spark.sql.slidingwindow.expressions
 
 import org.apache.spark.sql.catalyst.trees.TreePattern.AGGREGATE
 import org.apache.spark.sql.catalyst.trees.TreePatternBits
