@@ -88,8 +88,8 @@ def main(argv: list[str]) -> int:
     if minor not in PYSPARK:
         sys.exit(f"unknown Spark version {minor}: one of {', '.join(PYSPARK)}")
     python, env = environment(minor)
-    if argv[1:2] == ["--run"]:  # a script on that Spark, such as tests/checkpoint_fixtures.py
-        env["PYTHONPATH"] += os.pathsep + os.path.join(ROOT, "tests")
+    if argv[1:2] == ["--run"]:  # a script on that Spark, such as tests/support/checkpoint_fixtures.py
+        env["PYTHONPATH"] += os.pathsep + os.path.join(ROOT, "tests", "support")
         return subprocess.run([python, *argv[2:]], env=env, cwd=ROOT).returncode
     print(f"== Spark {PYSPARK[minor]}: pytest {' '.join(pytest_args)}", flush=True)
     return subprocess.run([python, "-m", "pytest", *pytest_args], env=env, cwd=ROOT).returncode

@@ -7,17 +7,15 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The modules the tests share (tests/support/: harnesses, references, the scripts run as
+# subprocesses) are imported by their names, as those scripts import each other.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+
+from checkout import fresh_main_jar  # noqa: E402  (puts the checkout on sys.path too)
 
 from buildtools import scala_build  # noqa: E402
 
 import sliding_window_agg as swa  # noqa: E402
-
-def fresh_main_jar() -> str:
-    """The package's jar, rebuilt first if a Scala source is newer (editable checkouts)."""
-    return scala_build.build_main_jar()
 
 
 def pytest_collection_modifyitems(config, items):

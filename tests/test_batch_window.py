@@ -1,5 +1,5 @@
 """Batch windows (docs/contract.md, "Batch windows") in batch queries: the KIP's example, randomized
-inputs against the brute-force reference (tests/reference.py), equality with a tumbling window()
+inputs against the brute-force reference (tests/support/reference.py), equality with a tumbling window()
 when rows are applied in time order, the `order` argument, both timestamp types, SQL, PySpark and
 Scala."""
 from __future__ import annotations

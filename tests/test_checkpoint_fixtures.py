@@ -1,5 +1,5 @@
 """Checkpoints written by every earlier release restart with the current code (docs/streaming.md,
-"Upgrading"): each fixture of tests/fixtures/checkpoints/ (see checkpoint_fixtures.py) is a query
+"Upgrading"): each fixture of tests/fixtures/checkpoints/ (see support/checkpoint_fixtures.py) is a query
 stopped half-way with windows still open. Restarted here, it reads the rest of its input; both
 runs together must emit what the brute-force references say one uninterrupted run emits: in
 append mode every window once, final, in the micro-batch whose watermark reaches its end; in

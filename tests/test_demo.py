@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 
-from conftest import ROOT, fresh_main_jar
+from checkout import ROOT, fresh_main_jar
 
 # What a JVM itself may print when it starts, before any Python or Spark code runs: Spark's
 # launcher always adds --add-modules=jdk.incubator.vector, and Java then prints this warning.

@@ -5,12 +5,10 @@ from __future__ import annotations
 import os
 
 from buildtools import semantics_figure as fig
+from spec_example import WINDOWS
 
 # docs/contract.md, "Sliding windows": the example's windows and the rows each holds.
-SPEC_TABLE = [
-    (0, 10, ("A",)), (4, 14, ("A", "B")), (7, 17, ("A", "B", "C")), (11, 21, ("B", "C")),
-    (15, 25, ("C", "D")), (18, 28, ("D",)), (21, 31, ("D", "E")), (26, 36, ("E",)),
-]
+SPEC_TABLE = [(start, end, tuple(ids)) for start, end, ids in WINDOWS]
 
 
 def test_semantics_figure_is_generated_from_the_real_query(spark):

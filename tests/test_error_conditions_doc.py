@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import re
 
-from error_conditions import ROOT, conditions, load
+from checkout import ROOT
+from error_conditions import conditions, load
 
 PAGE = os.path.join(ROOT, "docs", "sql-reference.md")
 MARKER = "<!-- error-conditions:"

@@ -11,10 +11,10 @@ import subprocess
 import sys
 import time
 
-from conftest import fresh_main_jar
+from checkout import SUPPORT, fresh_main_jar
 from reference import sliding_windows
 
-CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "executor_loss_child.py")
+CHILD = os.path.join(SUPPORT, "executor_loss_child.py")
 SEC = 1_000_000
 SIZE = 3 * SEC
 

@@ -3,7 +3,7 @@ record while it is small, in rows of its own once it outgrows
 `spark.sql.slidingWindow.state.inlineRows`, and back in the record once it has shrunk to half
 of that. Random streams, restarted from their checkpoint at every micro-batch, with limits small
 enough that groups cross the threshold both ways, give exactly the windows of the brute-force
-reference (tests/reference.py) on both state store providers and in both output modes; Spark's
+reference (tests/support/reference.py) on both state store providers and in both output modes; Spark's
 state data source shows the groups' rows moving."""
 from __future__ import annotations
 

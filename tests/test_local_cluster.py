@@ -8,9 +8,10 @@ import random
 import subprocess
 import sys
 
+from checkout import SUPPORT
 from reference import sliding_windows
 
-CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cluster_child.py")
+CHILD = os.path.join(SUPPORT, "cluster_child.py")
 SEC = 1_000_000
 
 

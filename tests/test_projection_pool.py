@@ -7,7 +7,8 @@ import pytest
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from test_sliding_batch import SPEC_ROWS, SPEC_TABLE
+from spec_example import EVENT_WINDOWS as SPEC_TABLE
+from spec_example import EVENTS as SPEC_ROWS
 from windows_util import events_df
 
 

@@ -24,13 +24,13 @@ import pytest
 
 import aggregates_harness as h
 from aggregate_calls import CALLS, SCHEMA
+from checkout import SUPPORT
 from checkpoint_fixtures import restore
 from error_conditions import assert_condition, run_time_cause
 from streaming_harness import HDFS, run_query, session_conf, spark_version, state_store
 from windows_util import find_node
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CHILD = os.path.join(HERE, "restart_aggregates_child.py")
+CHILD = os.path.join(SUPPORT, "restart_aggregates_child.py")
 
 
 def windowed_aggregate(spark, select: str):

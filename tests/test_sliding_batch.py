@@ -9,22 +9,9 @@ from pyspark.sql.types import StructType, TimestampNTZType, TimestampType
 
 import sliding_window_agg as swa
 from reference import sliding_windows
+from spec_example import EVENT_WINDOWS as SPEC_TABLE  # window, rows (as values: A=1 ... E=5)
+from spec_example import EVENTS as SPEC_ROWS
 from windows_util import events_df, find_node, reference_windows, rows_by_window, window_micros
-
-# docs/contract.md, "Sliding windows", in units of one micro-second: rows A@10 B@14 C@17 D@25
-# E@31, S = 10.
-SPEC_ROWS = [(0, "g", 10, 1, 1), (0, "g", 14, 2, 2), (0, "g", 17, 3, 3), (0, "g", 25, 4, 4),
-             (0, "g", 31, 5, 5)]
-SPEC_TABLE = [  # window, rows (as values: A=1 ... E=5)
-    ((0, 10), [1]),
-    ((4, 14), [1, 2]),
-    ((7, 17), [1, 2, 3]),
-    ((11, 21), [2, 3]),
-    ((15, 25), [3, 4]),
-    ((18, 28), [4]),
-    ((21, 31), [4, 5]),
-    ((26, 36), [5]),
-]
 
 
 def test_spec_example_table(spark):

@@ -1,5 +1,5 @@
 """Randomized property tests: hundreds of generated inputs, every window and aggregate compared
-with the brute-force reference (tests/reference.py).
+with the brute-force reference (tests/support/reference.py).
 
 Each generated input is one "case" (a key column), so one Spark query checks dozens of inputs at
 once; inputs have duplicate times, several groups, null times and keys, negative times, and

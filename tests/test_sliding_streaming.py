@@ -1,5 +1,5 @@
 """Sliding windows in Structured Streaming (docs/contract.md, "Sliding windows in Structured
-Streaming"), checked differentially against the brute-force batch reference (tests/reference.py),
+Streaming"), checked differentially against the brute-force batch reference (tests/support/reference.py),
 with the harness of streaming_harness.py (one file per micro-batch, availableNow runs, Spark's
 watermarks simulated and checked against its progress reports)."""
 from __future__ import annotations

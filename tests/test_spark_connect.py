@@ -15,10 +15,10 @@ import pytest
 from pyspark.sql import SparkSession
 
 import sliding_window_agg as swa
-from conftest import fresh_main_jar
+from checkout import SUPPORT, fresh_main_jar
 from deploy_util import SPARK_HOME, SPEC_SIZE, SPEC_SLIDING, spark_env
 
-CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "connect_child.py")
+CHILD = os.path.join(SUPPORT, "connect_child.py")
 
 # Function of the package -> its windows over the contract's (docs/contract.md) rows with size
 # SPEC_SIZE, as (start, end, count, ids). A function the package does not have yet is skipped.

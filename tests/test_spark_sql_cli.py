@@ -12,7 +12,7 @@ import zipfile
 import pytest
 
 import sliding_window_agg as swa
-from conftest import ROOT, fresh_main_jar
+from checkout import ROOT, fresh_main_jar
 from deploy_util import SPARK_HOME, SPEC_ROWS, SPEC_SIZE, SPEC_SLIDING, SPEC_SQL, parse_rows, spark_env
 
 COMMON = ["--master", "local[1]", "--conf", "spark.ui.enabled=false",

@@ -25,8 +25,9 @@ from pyspark.sql import Row
 
 import batch_window_harness
 import streaming_harness
+from checkout import SUPPORT
 
-CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "streaming_child.py")
+CHILD = os.path.join(SUPPORT, "streaming_child.py")
 SEC = 1_000_000
 
 

@@ -21,8 +21,8 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
+from checkout import ROOT
 from deploy_util import relabelled_jar, started_with
-from error_conditions import ROOT
 from streaming_harness import spark_version
 
 PAGE = os.path.join(ROOT, "docs", "troubleshooting.md")

@@ -13,7 +13,7 @@ import zipfile
 import pytest
 
 from buildtools import scala_build
-from conftest import ROOT, fresh_main_jar
+from checkout import ROOT, fresh_main_jar
 from deploy_util import copy_package_sources
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ import json
 import os
 from typing import Any, Dict, Optional
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from checkout import ROOT
+
 CONDITIONS_FILE = os.path.join(ROOT, "scala", "src", "main", "resources", "error",
                                "sliding-window-error-conditions.json")
 

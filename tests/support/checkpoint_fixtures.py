@@ -16,15 +16,15 @@ frozen here, as the releases ran them: a query that changed would be refused on 
 Every release adds its fixtures, written by its own code, on the default Spark and on Spark 3.5
 (whose RocksDB state has no time index: another arrangement):
 
-    python tests/checkpoint_fixtures.py <release>
-    python buildtools/spark_env.py 3.5 --run tests/checkpoint_fixtures.py <release>-spark-3.5
+    python tests/support/checkpoint_fixtures.py <release>
+    python buildtools/spark_env.py 3.5 --run tests/support/checkpoint_fixtures.py <release>-spark-3.5
 
 Checkpoints also move to later Spark versions, keeping how their state is arranged
 (docs/compatibility.md): tests/fixtures/checkpoints/spark-<version>/ holds RocksDB checkpoints
 written on an earlier Spark, whose arrangement differs from a new query's on the default Spark,
 restarted by the same test. They were written by this code run on that Spark:
 
-    python buildtools/spark_env.py 3.5 --run tests/checkpoint_fixtures.py spark-3.5 rocksdb
+    python buildtools/spark_env.py 3.5 --run tests/support/checkpoint_fixtures.py spark-3.5 rocksdb
 """
 from __future__ import annotations
 
@@ -37,14 +37,14 @@ from typing import Callable, List
 from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "fixtures", "checkpoints")
-INPUT_PLACEHOLDER = "@INPUT@"
+import checkout
+import sliding_window_agg as swa
+from streaming_harness import (HDFS, MTIME_BASE, ROCKSDB, SEC, Run, Stream, generate_stream, restart_point,
+                               run_query, state_store, write_files)
+from windows_util import window_micros
 
-import sliding_window_agg as swa  # noqa: E402
-from streaming_harness import (HDFS, MTIME_BASE, ROCKSDB, SEC, Run, Stream, generate_stream,  # noqa: E402
-                               restart_point, run_query, state_store, write_files)
-from windows_util import window_micros  # noqa: E402
+FIXTURES = os.path.join(checkout.FIXTURES, "checkpoints")
+INPUT_PLACEHOLDER = "@INPUT@"
 
 STORES = {"rocksdb": ROCKSDB, "default": HDFS}
 # Window function -> (size, seed of the generated input).

@@ -18,7 +18,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from deploy_util import SPEC_ROWS
+from spec_example import ROWS
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
         builder = swa.configure(builder).config("spark.ui.enabled", "false")
     spark = builder.getOrCreate()
     print("LOADED", swa.is_loaded(spark), flush=True)
-    df = spark.createDataFrame(SPEC_ROWS, "id string, t long").withColumn("ts", F.timestamp_micros("t"))
+    df = spark.createDataFrame(ROWS, "id string, t long").withColumn("ts", F.timestamp_micros("t"))
     df.createOrReplaceTempView("events")
     for name in functions:
         grouped = df.groupBy(getattr(swa, name)("ts", size)).agg(

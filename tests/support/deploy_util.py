@@ -1,6 +1,6 @@
-"""Shared by the deployment tests (spark-sql CLI, spark-submit, Spark Connect): the Spark that
-pyspark ships and the contract's (docs/contract.md) example, in microseconds so it is exactly the
-contract's table."""
+"""Shared by the deployment tests (spark-sql CLI, spark-submit, Spark Connect, installs and
+wheels): the Spark that pyspark ships, and the contract's example (spec_example.py) as the SQL
+and rows these tests run and compare."""
 from __future__ import annotations
 
 import os
@@ -12,27 +12,16 @@ import zipfile
 import pytest
 
 import sliding_window_agg as swa
-from conftest import fresh_main_jar
+from checkout import ROOT, fresh_main_jar
 from sliding_window_agg._supported import BUILD_INFO_ENTRY
+from spec_example import ROWS as SPEC_ROWS
+from spec_example import SIZE as SPEC_SIZE
+from spec_example import WINDOWS
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPARK_HOME = os.path.dirname(os.path.abspath(__import__("pyspark").__file__))
 
-# docs/contract.md, "Sliding windows": rows A@10 B@14 C@17 D@25 E@31, size 10 (here microseconds),
-# one group.
-SPEC_ROWS = [("A", 10), ("B", 14), ("C", 17), ("D", 25), ("E", 31)]
-SPEC_SIZE = "10 microseconds"
 # Window start, end (microseconds), row count, ids in the window.
-SPEC_SLIDING = [
-    (0, 10, 1, "A"),
-    (4, 14, 2, "AB"),
-    (7, 17, 3, "ABC"),
-    (11, 21, 2, "BC"),
-    (15, 25, 2, "CD"),  # left of D and right of B: once
-    (18, 28, 1, "D"),
-    (21, 31, 2, "DE"),
-    (26, 36, 1, "E"),
-]
+SPEC_SLIDING = [(start, end, len(ids), ids) for start, end, ids in WINDOWS]
 
 # sliding_window(ts, size) over the contract example rows, as the window bounds in microseconds.
 SPEC_SQL = (

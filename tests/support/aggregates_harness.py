@@ -5,7 +5,7 @@ windows of ours) over the rows that the brute-force reference.sliding_windows pu
 Also writes the fixtures of tests/fixtures/aggregates/ (checkpoints of that query stopped
 half-way, written on an earlier Spark, restarted by test_restart_aggregates.py on each later one):
 
-    python buildtools/spark_env.py 3.5 --run tests/aggregates_harness.py
+    python buildtools/spark_env.py 3.5 --run tests/support/aggregates_harness.py
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from typing import Dict, List, Sequence, Tuple
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
+import checkout
 from aggregate_calls import CALLS, NOT_AGGREGATES, SCHEMA
 from reference import sliding_windows
 from streaming_harness import MTIME_BASE
@@ -29,8 +30,7 @@ SIZE = 4 * SEC
 SIZE_TEXT = "4 seconds"
 DELAY = "2 seconds"
 BASE = 1_700_000_000 * SEC
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "fixtures", "aggregates")
+FIXTURES = os.path.join(checkout.FIXTURES, "aggregates")
 FLUSH_KEY = "__flush"
 
 # Every column but `ts`, which is read as microseconds (`us`).
@@ -235,5 +235,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, HERE)
     main()

@@ -1,6 +1,6 @@
 """The streaming test harness: sliding windows in Structured Streaming (docs/contract.md, "Sliding
 windows in Structured Streaming") checked differentially against the brute-force batch reference
-(tests/reference.py). The streaming test suites (sliding windows, batch windows, checkpoint
+(tests/support/reference.py). The streaming test suites (sliding windows, batch windows, checkpoint
 fixtures) share it; the pytest fixtures built on it are in conftest.py.
 
 The harness feeds a file source one JSON file per micro-batch (maxFilesPerTrigger 1; the file
