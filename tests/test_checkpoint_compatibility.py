@@ -16,8 +16,8 @@ import sliding_window_agg as swa
 from checkpoint_fixtures import all_fixtures, query
 from error_conditions import assert_condition, run_time_cause
 from reference import sliding_windows
-from streaming_harness import (BASE, HDFS, QUERY_TIMEOUT, SEC, read_stream, run_query, state_store,
-                               write_files)
+from streaming_harness import (BASE, HDFS, QUERY_TIMEOUT, SEC, committed_batches, read_stream, run_query,
+                               state_store, write_files)
 from windows_util import find_node, window_micros
 
 RECORD = os.path.join("state", "1000", "_sliding_window_agg", "operator.json")
@@ -52,10 +52,6 @@ def first_run(spark, tmp_path, query: Query, mode: str = "append"):
     run = run_query(spark, source, checkpoint, query, mode)
     write_files(source, FILES[1:], first=1)
     return source, checkpoint, run
-
-
-def committed_batches(checkpoint: str) -> list:
-    return sorted(n for n in os.listdir(os.path.join(checkpoint, "commits")) if n.isdigit())
 
 
 CHANGES = {

@@ -26,6 +26,7 @@ from pyspark.sql import Row
 import batch_window_harness
 import streaming_harness
 from checkout import SUPPORT
+from streaming_harness import committed_batches
 
 CHILD = os.path.join(SUPPORT, "streaming_child.py")
 SEC = 1_000_000
@@ -124,13 +125,6 @@ STATE_FILE = re.compile(r"^(\d+)(_[0-9a-fA-F-]+)?\.(delta|changelog)$")
 COMMIT_KILL_SIZES = {"sliding_window": ("3 seconds", 3 * SEC), "batch_window": ("2 seconds", 2 * SEC)}
 COMMIT_KILL_PARTITIONS = 4
 COMMIT_KILL_ATTEMPTS = 3
-
-
-def committed_batches(checkpoint: str) -> set:
-    """The micro-batches in the commit log, which Spark writes once every state store of the
-    micro-batch has committed and its sink has returned."""
-    folder = os.path.join(checkpoint, "commits")
-    return {int(n) for n in os.listdir(folder) if n.isdigit()} if os.path.isdir(folder) else set()
 
 
 def state_versions(checkpoint: str) -> dict:

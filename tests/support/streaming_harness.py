@@ -470,3 +470,10 @@ def operator_metrics(runs: Sequence[Run], name: str = OPERATOR) -> List[dict]:
 
 def dropped_rows(runs: Sequence[Run], name: str = OPERATOR) -> int:
     return sum(op["numRowsDroppedByWatermark"] for op in operator_metrics(runs, name))
+
+
+def committed_batches(checkpoint: str) -> set:
+    """The micro-batches in the commit log, which Spark writes once every state store of the
+    micro-batch has committed and its sink has returned."""
+    folder = os.path.join(checkpoint, "commits")
+    return {int(n) for n in os.listdir(folder) if n.isdigit()} if os.path.isdir(folder) else set()
