@@ -43,6 +43,7 @@ class WindowErrorsSuite {
       "sliding_window", "window size", "'10 seconds'", "'5 seconds'", "file:/ck")),
     "stateStorageUnsupported" -> (() => WindowErrors.stateStorageUnsupported(
       "sliding_window", "time index", "a time index (Spark 4.0 and later)", "file:/ck")),
+    "jarForAnotherSpark" -> (() => WindowErrors.jarForAnotherSpark("4.0.5", "4.3.0", "4.3")),
     "boundsOverflow" -> (() => WindowErrors.boundsOverflow("sliding_window", Long.MaxValue, 10L)))
 
   /** The exception of a factory, thrown (analysis errors) or returned (run-time errors). */
@@ -98,10 +99,11 @@ class WindowErrorsSuite {
   }
 
   @Test def analysisErrorsAreAnalysisExceptions(): Unit = {
-    for ((name, factory) <- factories if name != "boundsOverflow") {
+    for ((name, factory) <- factories if name != "boundsOverflow" && name != "jarForAnotherSpark") {
       assertTrue(name, raised(factory).isInstanceOf[AnalysisException])
     }
     assertTrue(raised(factories.toMap.apply("boundsOverflow")).isInstanceOf[ArithmeticException])
+    assertTrue(raised(factories.toMap.apply("jarForAnotherSpark")).isInstanceOf[IllegalStateException])
   }
 
   @Test def messagesAreTheDocumentedOnes(): Unit = {

@@ -4,7 +4,6 @@ import org.junit.Assert._
 import org.junit.Test
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 
 /**
  * Which groups [[WindowStateStore.due]] finds in state format 2 on a real RocksDB store, and when
@@ -96,29 +95,6 @@ class DueGroupsSuite {
         state.close()
       }
       assertEquals((Nil, 0L), due(state, 20L))
-    }
-  }
-
-  @Test def aCountRowWithoutTheIndexFieldReadsTheIndexAndThenCountsIt(): Unit = withStore { store =>
-    scheduledAt10(store)
-    // The count row as a build before this count wrote it: rows and token only.
-    store.batch(1, beforeCommit = state => {
-      val value = new UnsafeRow(2)
-      value.pointTo(new Array[Byte](24), 24)
-      value.setLong(0, state.rowCount.get)
-      value.setLong(1, 0L)
-      val key = new UnsafeRow(1)
-      key.pointTo(new Array[Byte](16), 16)
-      key.setInt(0, 0)
-      StateStoreApi.put(state.store, key, value, StoredRowCount.Family)
-    })(_ => ())
-    store.batch(2, watermark = Some(20L)) { state =>
-      ingest(state, groups, 20L, 30L)
-      assertEquals((Nil, groups.size.toLong), due(state, 20L)) // its commit counts the entries
-    }
-    store.batch(3, watermark = Some(40L)) { state =>
-      ingest(state, groups, 40L, 50L)
-      assertEquals((Nil, 0L), due(state, 40L))
     }
   }
 }

@@ -26,11 +26,10 @@ private[state] final class RocksDBTestStore(layout: WindowStateLayout, limits: R
 
   /**
    * One micro-batch from `version` under the eviction `watermark`: `f` on its state (which checks
-   * what it counts of its time index at the commit), then a commit unless `fail` (or `f` throws) (`beforeCommit`
-   * once the state has written what it writes before a commit).
+   * what it counts of its time index at the commit), then a commit unless `fail` (or `f` throws).
    */
-  def batch[T](version: Long, fail: Boolean = false, watermark: Option[Long] = None,
-      beforeCommit: WindowStateStore => Unit = _ => ())(f: WindowStateStore => T): (T, WindowStateStore) = {
+  def batch[T](version: Long, fail: Boolean = false, watermark: Option[Long] = None)(
+      f: WindowStateStore => T): (T, WindowStateStore) = {
     val store: StateStore = provider.getStore(version)
     val state = WindowStateStore(store, layout, hasTimeIndex = true, orderedRows = true, watermark, limits,
       cacheBytes, verifyCounts = true)
@@ -38,7 +37,6 @@ private[state] final class RocksDBTestStore(layout: WindowStateLayout, limits: R
     if (fail) store.abort()
     else {
       state.prepareCommit()
-      beforeCommit(state)
       store.commit()
       state.committed()
     }
