@@ -24,7 +24,7 @@ def _jar_of_folder(jars: str) -> str:
     """The jar for the Spark of a jars folder: carried, built earlier (for any patch release of
     that minor version, as `jar_path`), or compiled against that folder now."""
     minor = _jar.spark_minor_of(_jar_build.spark_version(jars))
-    return _jar.bundled_jars().get(minor) or _jar_cache.cached_jar(minor) or _jar_cache.build(jars)
+    return _jar.jar_at_hand(minor) or _jar_cache.build(jars)
 
 
 def _info() -> str:

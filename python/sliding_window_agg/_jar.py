@@ -65,14 +65,16 @@ def jar_path(spark_version: Optional[str] = None) -> str:
     """
     from ._local_spark import running_spark_version, spark_jars
 
-    local = running_spark_version()[0] if spark_version is None else None
-    minor = spark_minor_of(spark_version or local)
-    for path in (os.path.join(JARS_DIR, jar_file_name(minor)), _jar_cache.cached_jar(minor)):
-        if path and os.path.exists(path):
-            return path
-    if local is None:
-        with contextlib.suppress(Exception):
+    if spark_version is None:
+        spark_version = local = running_spark_version()[0]
+    else:
+        local = None
+        with contextlib.suppress(Exception):  # no local Spark: only a jar at hand will do
             local = running_spark_version()[0]
+    minor = spark_minor_of(spark_version)
+    at_hand = jar_at_hand(minor)
+    if at_hand:
+        return at_hand
     jars = spark_jars()
     if local is None or jars is None or spark_minor_of(local) != minor:
         carried = ", ".join(bundled_jars()) or "none"
@@ -88,6 +90,13 @@ def jar_path(spark_version: Optional[str] = None) -> str:
     return _jar_cache.build(jars)
 
 
+def jar_at_hand(minor: str) -> Optional[str]:
+    """The jar of a Spark minor version that needs no build: the one the installation carries,
+    else the one built earlier from its sources; None if there is neither."""
+    carried = os.path.join(JARS_DIR, jar_file_name(minor))
+    return carried if os.path.exists(carried) else _jar_cache.cached_jar(minor)
+
+
 def jar_path_or_placeholder() -> str:
     """The jar for messages: `jar_path()` when the jar is at hand (carried or built earlier),
     without building it, else the command that prints it."""
@@ -97,10 +106,7 @@ def jar_path_or_placeholder() -> str:
         minor = spark_minor_of(running_spark_version()[0])
     except Exception:
         return JAR_COMMAND
-    for path in (os.path.join(JARS_DIR, jar_file_name(minor)), _jar_cache.cached_jar(minor)):
-        if path and os.path.exists(path):
-            return path
-    return JAR_COMMAND
+    return jar_at_hand(minor) or JAR_COMMAND
 
 
 def build_info(jar: Optional[str] = None) -> Dict[str, str]:

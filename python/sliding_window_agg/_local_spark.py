@@ -2,9 +2,11 @@
 the one inside the pyspark package; its version and its jars folder."""
 from __future__ import annotations
 
+import contextlib
 import os
-import re
 from typing import Optional, Tuple
+
+from . import _jar_build
 
 
 def spark_home() -> str:
@@ -29,11 +31,10 @@ def running_spark_version() -> Tuple[str, str]:
     """
     import pyspark
 
-    home, jars = spark_home(), spark_jars()
-    for name in sorted(os.listdir(jars)) if jars else []:
-        match = re.fullmatch(r"spark-core_[\d.]+-(\d+\.\d+\.\d+.*)\.jar", name)
-        if match:
-            return match.group(1), f"the Spark in {home}"
+    jars = spark_jars()
+    if jars is not None:
+        with contextlib.suppress(RuntimeError):  # a jars folder without spark-core
+            return _jar_build.spark_version(jars), f"the Spark in {spark_home()}"
     return pyspark.__version__, "the installed pyspark"
 
 
