@@ -3,7 +3,7 @@ package org.apache.spark.sql.slidingwindow.aggregation
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BasePredicate, BindReferences, BoundReference, EmptyRow, Expression, GenericInternalRow, If, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
-import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
+import org.apache.spark.sql.slidingwindow.codegen.{ConcatRow, ProjectionPool}
 import org.apache.spark.sql.types.{DataType, DoubleType, FloatType}
 
 /**

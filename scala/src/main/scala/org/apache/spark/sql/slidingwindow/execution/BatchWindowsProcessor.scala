@@ -26,6 +26,8 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
   extends StreamingWindowsProcessor(context) {
   import context._
 
+  private val groupRows = state.rows
+  private val timers = state.timers
   private val windows = new StreamTimeWindows(sizeMicros, buffers)
 
   private var input: Iterator[InternalRow] = _
@@ -44,12 +46,12 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
     if (work != null) {
       if (!work.step()) work = null
     } else if (closing == null) {
-      closing = evictionWatermarkMicros.map(state.due).getOrElse(Iterator.empty)
+      closing = timers.due()
     } else if (closing.hasNext) {
       val group = closing.next()
       state.open(group)
       // State format 2's entry in the time index may be earlier than the group's window end.
-      if (state.stillDue(evictionWatermarkMicros.get)) work = new ClosingWindows(group, evictionWatermarkMicros.get)
+      if (timers.stillDue) work = new ClosingWindows(group, evictionWatermarkMicros.get)
       else state.close()
     } else if (groupsIn == null) {
       groupsIn = groups(input, dropLate = false) // batch windows never drop a row
@@ -67,7 +69,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
   private final class ClosingWindows(group: UnsafeRow, watermark: Long) extends StepWork {
     private val sink = new Sink(group, (_, _) => true)
     private val closed = mutable.ArrayBuffer.empty[Long]
-    private val rows = state.rows(group, Partial, Long.MinValue, watermark - sizeMicros)
+    private val rows = groupRows.rows(group, Partial, Long.MinValue, watermark - sizeMicros)
 
     override def step(): Boolean =
       try {
@@ -80,7 +82,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
           true
         } else {
           rows.close()
-          closed.foreach(state.remove(group, Partial, _))
+          closed.foreach(groupRows.remove(group, Partial, _))
           state.close()
           false
         }
@@ -118,7 +120,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
 
   /** Loads a group's open window and stream time; returns the window's start, if it has one. */
   private def resume(group: UnsafeRow): Option[Long] = {
-    val rows = state.rows(group, Partial, Long.MinValue, Long.MaxValue)
+    val rows = groupRows.rows(group, Partial, Long.MinValue, Long.MaxValue)
     try {
       if (rows.next()) {
         windows.resume(codec.streamTime(rows.value), rows.time, codec.buffer(rows.value))
@@ -135,15 +137,15 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
     if (!appendMode) windows.current(sink)
     val start = windows.openStart.get // the group received a row, so a window is open
     stored.filter(_ != start).foreach { old => // stream time left it: it was emitted
-      state.remove(group, Partial, old)
-      state.unschedule(old + sizeMicros, group)
+      groupRows.remove(group, Partial, old)
+      timers.unschedule(old + sizeMicros, group)
     }
     val value = codec.windowValue(buffers.freeze(windows.openAggregate), windows.streamTime.get)
     if (stored.contains(start)) {
-      state.put(group, Partial, start, value)
+      groupRows.put(group, Partial, start, value)
     } else {
-      state.insert(group, Partial, start, value)
-      state.schedule(start + sizeMicros, group)
+      groupRows.insert(group, Partial, start, value)
+      timers.schedule(start + sizeMicros, group)
     }
   }
 }

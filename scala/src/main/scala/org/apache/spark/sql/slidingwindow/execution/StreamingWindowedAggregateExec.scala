@@ -15,7 +15,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{RecordCache, RecordLimits, WindowStateLayout, WindowStateStorage, WindowStateStore}
+import org.apache.spark.sql.slidingwindow.state.{RecordCache, RecordLimits, StateArrangement, WindowState, WindowStateLayout}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -34,7 +34,7 @@ case class StreamingWindowedAggregateExec(
     aggregates: Seq[AggregateExpression],
     resultExpressions: Seq[NamedExpression],
     stateFormatVersion: Int,
-    storage: WindowStateStorage,
+    arrangement: StateArrangement,
     stateInfo: Option[StatefulOperatorStateInfo],
     outputMode: Option[OutputMode],
     eventTimeWatermarkForLateEvents: Option[Long],
@@ -60,7 +60,7 @@ case class StreamingWindowedAggregateExec(
   // (KeyBytesOrder), where the keys' types allow: their records are read and written in
   // RocksDB's own order. Within a group, as the base says.
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = {
-    val byKeyBytes = if (storage.orderedRows && conf.getConfString(KeyBytesOrder.enabledKey, "true").toBoolean) {
+    val byKeyBytes = if (arrangement.orderedRows && conf.getConfString(KeyBytesOrder.enabledKey, "true").toBoolean) {
       KeyBytesOrder.of(keys)
     } else None
     byKeyBytes.map(groups => Seq(groups ++ (order.toSeq :+ time).map(SortOrder(_, Ascending))))
@@ -77,10 +77,10 @@ case class StreamingWindowedAggregateExec(
       StatefulOperatorCustomSumMetric("numGroupsMovedToRecords",
         "number of groups whose rows moved back into their record (state format 2)"))
 
-  // As the checkpoint records (WindowStateStorage): a time index in a column family, and a
-  // group's rows ordered by time.
-  override protected def useColumnFamilies: Boolean = storage.timeIndex
-  override protected def orderedRows: Boolean = storage.orderedRows
+  // As the checkpoint records (StateArrangement): a time index in a column family, and a group's
+  // rows ordered by time.
+  override protected def useColumnFamilies: Boolean = arrangement.timeIndex
+  override protected def orderedRows: Boolean = arrangement.orderedRows
 
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
     eventTimeWatermarkForEviction.exists(newInputWatermark > _)
@@ -103,20 +103,19 @@ case class StreamingWindowedAggregateExec(
     val numFromCache = longMetric("numRecordsReadFromCache")
     val (numMovedToRows, numMovedToRecords) = (longMetric("numGroupsMovedToRows"), longMetric("numGroupsMovedToRecords"))
     val bufferConf = WindowBufferConf(conf)
-    val (hasTimeIndex, orderedRows) = (storage.timeIndex, storage.orderedRows)
+    val arrangement = this.arrangement
     val limits = RecordLimits(conf, append)
     val recordCacheBytes = RecordCache.maxBytes(conf)
     // Where the operator counts its state rows, its stores skip the provider's count, unless the
     // tests check one against the other.
-    val ownCount = WindowStateStore.countsOwnRows(layout, hasTimeIndex)
-    val verifyCount = ownCount && conf.getConfString(WindowStateStore.verifyRowCountKey, "false").toBoolean
+    val ownCount = WindowState.countsOwnRows(layout, arrangement)
+    val verifyCount = ownCount && conf.getConfString(WindowState.verifyRowCountKey, "false").toBoolean
     val numTotal = longMetric("numTotalStateRows")
 
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = WindowStateStore(store, layout, hasTimeIndex, orderedRows, eviction, limits, recordCacheBytes,
-        verifyCount)
+      val state = WindowState(store, layout, arrangement, eviction, limits, recordCacheBytes, verifyCount)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,
@@ -132,26 +131,18 @@ case class StreamingWindowedAggregateExec(
       CompletionIterator[InternalRow, Iterator[InternalRow]](windows, {
         updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
         numDropped += processor.droppedLateRows
-        numUpdated += state.rowsWritten
-        numRemoved += state.rowsRemoved
-        numRead += state.rowsRead
-        numFromCache += state.recordsFromCache
-        numMovedToRows += state.groupsMovedToRows
-        numMovedToRecords += state.groupsMovedToRecords
-        state.prepareCommit()
-        commitTime += timeTakenMs { store.commit() }
-        state.committed()
+        val done = state.metrics
+        numUpdated += done.rowsWritten
+        numRemoved += done.rowsRemoved
+        numRead += done.rowsRead
+        numFromCache += done.recordsFromCache
+        numMovedToRows += done.groupsMovedToRows
+        numMovedToRecords += done.groupsMovedToRecords
+        commitTime += timeTakenMs { state.commit() }
         setStoreMetrics(store)
         // The operator's count of its rows instead of the provider's (this task's part of the
-        // metric), which counts the count's own row where it counts at all (else it reports -1).
-        state.rowCount.foreach { count =>
-          val provider = store.metrics.numKeys
-          if (verifyCount && provider != count + 1) {
-            throw new IllegalStateException(s"state rows counted by the operator: $count, by the provider: " +
-              s"$provider (the count's own row included)")
-          }
-          numTotal.set(count)
-        }
+        // metric), which counts the commit row where it counts at all (else it reports -1).
+        done.rowCount.foreach(numTotal.set)
         setOperatorMetrics()
       })
     }
@@ -160,7 +151,7 @@ case class StreamingWindowedAggregateExec(
   override protected def details: Seq[(String, String, String)] = Seq(
     ("state", "State", stateInfo.toString),
     ("stateFormatVersion", "State format version", stateFormatVersion.toString),
-    ("stateStorage", "State arrangement", storage.toString),
+    ("stateStorage", "State arrangement", arrangement.toString),
     ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),
     ("watermarks", "Watermarks (late rows / eviction, ms)",
       s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"))

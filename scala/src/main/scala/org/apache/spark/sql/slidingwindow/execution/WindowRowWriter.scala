@@ -2,8 +2,8 @@ package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, GetStructField, Literal, NamedExpression, UnsafeRow}
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, ConcatRow, WindowContents}
-import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, WindowContents}
+import org.apache.spark.sql.slidingwindow.codegen.{ConcatRow, ProjectionPool}
 import org.apache.spark.sql.slidingwindow.expressions.WindowColumn
 import org.apache.spark.sql.types.StructType
 

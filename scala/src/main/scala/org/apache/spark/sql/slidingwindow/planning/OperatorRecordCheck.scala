@@ -10,7 +10,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.IncrementalExecution
-import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord, WindowStateStorage}
+import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateFormatVersion, WindowOperatorRecord}
 
 /**
  * Keeps a streaming windowed aggregation on the state it started with. When a micro-batch is
@@ -28,13 +28,13 @@ import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOpera
  *  - a restart of a checkpoint that holds state but no record (written by release 0.1.0): its
  *    state is version 1 ([[StateFormatVersion.unrecorded]]); the record is written then, so
  *    that later restarts are checked too;
- *  - the state keeps its arrangement ([[WindowStateStorage]]) across restarts, on any Spark: a
+ *  - the state keeps its arrangement ([[StateArrangement]]) across restarts, on any Spark: a
  *    Spark that lacks what it needs (a checkpoint moved to an older Spark) fails clearly.
  *
  * The record is read once per run of a query (the first micro-batch it plans), on the driver.
  */
 object OperatorRecordCheck {
-  private val runs = new ConcurrentHashMap[(UUID, Long), (Int, WindowStateStorage)]()
+  private val runs = new ConcurrentHashMap[(UUID, Long), (Int, StateArrangement)]()
 
   /**
    * The state format version and state arrangement operator `operatorId` runs with; fails on a
@@ -44,27 +44,27 @@ object OperatorRecordCheck {
       session: SparkSession,
       execution: IncrementalExecution,
       operatorId: Long,
-      query: WindowOperatorRecord): (Int, WindowStateStorage) =
+      query: WindowOperatorRecord): (Int, StateArrangement) =
     runs.computeIfAbsent((execution.runId, operatorId), _ => check(session, execution, operatorId, query))
 
   private def check(
       session: SparkSession,
       execution: IncrementalExecution,
       operatorId: Long,
-      query: WindowOperatorRecord): (Int, WindowStateStorage) = {
+      query: WindowOperatorRecord): (Int, StateArrangement) = {
     val conf = session.sessionState.conf
     val operatorDir = new Path(execution.checkpointLocation, operatorId.toString)
     val file = new Path(operatorDir, "_sliding_window_agg/operator.json")
     val fs = file.getFileSystem(session.sessionState.newHadoopConf())
     val checkpoint = new Path(execution.checkpointLocation).getParent.toString
 
-    def write(record: WindowOperatorRecord): (Int, WindowStateStorage) = {
+    def write(record: WindowOperatorRecord): (Int, StateArrangement) = {
       val out = fs.create(file, true)
       try out.write(record.json.getBytes(UTF_8)) finally out.close()
-      (record.stateFormatVersion, record.storage.get)
+      (record.stateFormatVersion, record.arrangement.get)
     }
-    def newQuery(): (Int, WindowStateStorage) =
-      write(query.withStorage(WindowStateStorage.forNewQuery(conf)))
+    def newQuery(): (Int, StateArrangement) =
+      write(query.withArrangement(StateArrangement.forNewQuery(conf)))
 
     if (execution.currentBatchId == 0) {
       newQuery()
@@ -79,22 +79,22 @@ object OperatorRecordCheck {
       recorded.incompatibility(query).foreach { case (what, before, after) =>
         WindowErrors.incompatibleRestart(query.function, what, before, after, checkpoint)
       }
-      val storage = recorded.storage.getOrElse(WindowStateStorage.unrecorded(conf))
-      storage.unsupportedHere.foreach { needs =>
-        WindowErrors.stateStorageUnsupported(query.function, storage.toString, needs, checkpoint)
+      val arrangement = recorded.arrangement.getOrElse(StateArrangement.unrecorded(conf))
+      arrangement.unsupportedHere.foreach { needs =>
+        WindowErrors.stateStorageUnsupported(query.function, arrangement.toString, needs, checkpoint)
       }
-      if (recorded.outputMode != query.outputMode || recorded.storage.isEmpty ||
+      if (recorded.outputMode != query.outputMode || recorded.arrangement.isEmpty ||
           recorded.aggregateIdentities.isEmpty) {
-        write(recorded.ranIn(query).withStorage(storage))
+        write(recorded.ranIn(query).withArrangement(arrangement))
       } else {
-        (recorded.stateFormatVersion, storage)
+        (recorded.stateFormatVersion, arrangement)
       }
     } else if (fs.exists(operatorDir)) {
-      val storage = WindowStateStorage.unrecorded(conf)
-      storage.unsupportedHere.foreach { needs =>
-        WindowErrors.stateStorageUnsupported(query.function, storage.toString, needs, checkpoint)
+      val arrangement = StateArrangement.unrecorded(conf)
+      arrangement.unsupportedHere.foreach { needs =>
+        WindowErrors.stateStorageUnsupported(query.function, arrangement.toString, needs, checkpoint)
       }
-      write(query.withVersion(StateFormatVersion.unrecorded).withStorage(storage))
+      write(query.withVersion(StateFormatVersion.unrecorded).withArrangement(arrangement))
     } else {
       newQuery()
     }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.expressions.WindowKind
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StreamExecution}
-import org.apache.spark.sql.slidingwindow.state.{WindowStateStorage, WindowStateStore}
+import org.apache.spark.sql.slidingwindow.state.StateArrangement
 import org.apache.spark.sql.slidingwindow.analysis.TimeColumnWatermark
 import org.apache.spark.sql.types.TimestampNTZType
 
@@ -32,7 +32,7 @@ object StreamingQueryLog extends Logging {
       execution: IncrementalExecution,
       operator: WindowedAggregate,
       stateFormatVersion: Int,
-      storage: WindowStateStorage,
+      arrangement: StateArrangement,
       conf: SQLConf): Unit = {
     if (logged.add(execution.runId)) {
       val function = operator.definition.kind.functionName
@@ -40,8 +40,8 @@ object StreamingQueryLog extends Logging {
         .getOrElse("?")
       val provider = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
       logInfo(s"Streaming query $query (run ${execution.runId}): $function aggregation with " +
-        s"state format version $stateFormatVersion ($storage), state store provider $provider")
-      if (!storage.timeIndex) {
+        s"state format version $stateFormatVersion ($arrangement), state store provider $provider")
+      if (!arrangement.timeIndex) {
         logWarning(s"Streaming query $query (run ${execution.runId}): the state store provider " +
           s"$provider (on this Spark, for this checkpoint) has no time index, so the $function aggregation scans every group of its " +
           s"state in every micro-batch that has a watermark, and the cost of a micro-batch " +
@@ -78,12 +78,12 @@ object StreamingQueryLog extends Logging {
 
   /** What gives a new query a time index, for one run without it on `provider`. */
   private def advice(provider: String): String =
-    if (provider == WindowStateStore.rocksDbProvider) {
+    if (provider == StateArrangement.rocksDbProvider) {
       "RocksDB keeps a time index on Spark 4.0 and later (it needs column families): a query " +
         "started there gets one (a checkpoint keeps the arrangement it started with)."
     } else {
       s"Use RocksDB for large state or many groups: set " +
-        s"${SQLConf.STATE_STORE_PROVIDER_CLASS.key}=${WindowStateStore.rocksDbProvider} " +
+        s"${SQLConf.STATE_STORE_PROVIDER_CLASS.key}=${StateArrangement.rocksDbProvider} " +
         s"before the query first starts (a checkpoint keeps its provider)."
     }
 }

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate}
-import org.apache.spark.sql.slidingwindow.state.{StateFormatVersion, WindowOperatorRecord, WindowStateStorage}
+import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateFormatVersion, WindowOperatorRecord}
 import org.apache.spark.sql.slidingwindow.analysis.TimeColumnWatermark
 
 /**
@@ -52,14 +52,14 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       // one, or a plan explained outside a query, gets the current ones.
       val conf = session.sessionState.conf
       val newVersion = StateFormatVersion.forNewQuery(conf)
-      val (stateFormatVersion, storage) = (for (ie <- execution; id <- operatorId) yield {
+      val (stateFormatVersion, arrangement) = (for (ie <- execution; id <- operatorId) yield {
         val record = WindowOperatorRecord.of(newVersion, a.definition, a.keys,
           a.time, a.order, a.aggregates.map(_.identity), aggregates, outputMode.map(_.toString))
         OperatorRecordCheck.stateFormat(session, ie, id, record)
-      }).getOrElse((newVersion, WindowStateStorage.forNewQuery(conf)))
-      execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, storage, conf))
+      }).getOrElse((newVersion, StateArrangement.forNewQuery(conf)))
+      execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, arrangement, conf))
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
-        results, stateFormatVersion, storage, stateInfo, outputMode, None, None, planLater(a.child))
+        results, stateFormatVersion, arrangement, stateInfo, outputMode, None, None, planLater(a.child))
     }
   }
 

@@ -7,16 +7,16 @@ import org.apache.spark.unsafe.Platform
 
 /**
  * State format 2: one group's record, the value of its [[StateRowKind.Record]] row, as a visit
- * works on it in memory ([[GroupRecordStore]]):
- *  - `meta`: the group's Meta value (the aggregate of the back of its queue, the last time pushed,
+ * works on it in memory ([[GroupRecordSession]]):
+ *  - `queueBack`: the group's QueueBack value (the aggregate of the back of its queue, the last time pushed,
  *    the back's oldest time), kept in the record value's own `__buffer`, `__t1` and `__t2`;
  *  - `nextVisit`: when the group must be visited next (none: [[GroupRecord.NoVisit]]);
  *  - `indexed`: the time of the group's entry in the time index (none: [[GroupRecord.NoVisit]]),
  *    at or before `nextVisit`: an entry is a lower bound, which a group that receives rows in
- *    every micro-batch keeps instead of moving it at each visit ([[GroupRecordStore]]);
+ *    every micro-batch keeps instead of moving it at each visit ([[RecordVisitTimers]]);
  *  - the group's Partial and Suffix rows, in the record while there are at most the inline limit
- *    of them (`inline`); a larger group keeps them as rows of their own, as in state format 1,
- *    and the record counts them (`storedRows`);
+ *    of them (`rowsInRecord`); a larger group keeps them as rows of their own, as in state format
+ *    1, and the record counts them (`ownRows`);
  *  - the list of its [[chunks]]: runs of its rows kept out of the record, each in a row of its
  *    own whose value's `__record` holds a section of rows.
  *
@@ -39,22 +39,25 @@ import org.apache.spark.unsafe.Platform
 private[state] final class GroupRecord(numValueFields: Int) {
   import GroupRecord._
 
-  var meta: UnsafeRow = _
+  var queueBack: UnsafeRow = _
   var nextVisit: Long = NoVisit
   var indexed: Long = NoVisit
-  var storedRows: Int = Inline
+  /**
+   * Where the group's Partial and Suffix rows live: in this record (and its chunks), or, for a
+   * group too large for it, in rows of their own ([[KeyedRows]]), `ownRows` of them.
+   */
+  var rowsInRecord: Boolean = true
+  var ownRows: Int = 0
   private val partials = new TimeRows(numValueFields)
   private val suffixes = new TimeRows(numValueFields)
   // Where the rows of the record's packed sections start in the value loaded ([[readPacked]]).
   private val partialsRead = new PackedSection
   private val suffixesRead = new PackedSection
-  private val partialChunks = new JTreeMap[java.lang.Long, ColdChunk]
-  private val suffixChunks = new JTreeMap[java.lang.Long, ColdChunk]
-
-  def inline: Boolean = storedRows == Inline
+  private val partialChunks = new JTreeMap[java.lang.Long, Chunk]
+  private val suffixChunks = new JTreeMap[java.lang.Long, Chunk]
 
   /** The chunks of rows of `kind` kept in rows of their own, by their first time. */
-  def chunks(kind: StateRowKind): JTreeMap[java.lang.Long, ColdChunk] = ofKind(kind, partialChunks, suffixChunks)
+  def chunks(kind: StateRowKind): JTreeMap[java.lang.Long, Chunk] = ofKind(kind, partialChunks, suffixChunks)
 
   /** The group's rows of `kind`: those in the record and those in its chunks. */
   def count(kind: StateRowKind): Int = {
@@ -73,17 +76,18 @@ private[state] final class GroupRecord(numValueFields: Int) {
     case other => throw new IllegalArgumentException(s"$other rows are not kept in a group record")
   }
 
-  def inlineCount: Int = count(StateRowKind.Partial) + count(StateRowKind.Suffix)
+  def rowCount: Int = count(StateRowKind.Partial) + count(StateRowKind.Suffix)
 
   /** Whether the record says nothing: the group has no state left. */
   def isEmpty: Boolean =
-    meta == null && nextVisit == NoVisit && indexed == NoVisit && inlineCount == 0 && storedRows <= 0
+    queueBack == null && nextVisit == NoVisit && indexed == NoVisit && rowCount == 0 && ownRows == 0
 
   def clear(): Unit = {
-    meta = null
+    queueBack = null
     nextVisit = NoVisit
     indexed = NoVisit
-    storedRows = Inline
+    rowsInRecord = true
+    ownRows = 0
     partials.clear()
     suffixes.clear()
     partialsRead.clear()
@@ -92,16 +96,18 @@ private[state] final class GroupRecord(numValueFields: Int) {
     suffixChunks.clear()
   }
 
-  /** Reads a record value (which must stay as it is while the group is open: `meta` is read in place). */
+  /** Reads a record value (which must stay as it is while the group is open: `queueBack` is read in place). */
   def load(value: UnsafeRow, codec: WindowStateCodec): Unit = {
     clear()
-    if (codec.recordHasMeta(value)) meta = value
+    if (codec.recordHasQueueBack(value)) queueBack = value
     val offsetAndSize = value.getLong(codec.recordContentsOrdinal)
     val base = value.getBaseObject
     val start = value.getBaseOffset + (offsetAndSize >>> 32)
     nextVisit = Platform.getLong(base, start)
     indexed = Platform.getLong(base, start + 8)
-    storedRows = Platform.getInt(base, start + 16)
+    val own = Platform.getInt(base, start + 16)
+    rowsInRecord = own == RowsInRecord
+    ownRows = math.max(own, 0)
     val in = new CompactReader(base, start + HeaderBytes)
     readSection(in, StateRowKind.Partial, partialsRead)
     readSection(in, StateRowKind.Suffix, suffixesRead)
@@ -112,7 +118,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
       val kind = StateRowKind.of(in.varint().toInt)
       val count = in.varint().toInt
       val first = previous + in.signed()
-      chunks(kind).put(first, ColdChunk(first, first + in.varint(), count))
+      chunks(kind).put(first, Chunk(first, first + in.varint(), count))
       previous = first
       i += 1
     }
@@ -259,7 +265,7 @@ private[state] final class GroupRecord(numValueFields: Int) {
     val base = Platform.BYTE_ARRAY_OFFSET.toLong
     Platform.putLong(bytes, base, nextVisit)
     Platform.putLong(bytes, base + 8, indexed)
-    Platform.putInt(bytes, base + 16, storedRows)
+    Platform.putInt(bytes, base + 16, if (rowsInRecord) RowsInRecord else ownRows)
     bytes
   }
 
@@ -414,7 +420,8 @@ private[state] final class GroupRecord(numValueFields: Int) {
 
 private[state] object GroupRecord {
   val NoVisit: Long = Long.MinValue
-  val Inline: Int = -1
+  /** The header's count of rows of their own, for a group whose rows are in its record. */
+  private val RowsInRecord: Int = -1
   private val HeaderBytes = 24
   private val Kinds = Array(StateRowKind.Partial, StateRowKind.Suffix)
   /** The flag byte of a row kept as the buffer of a value that holds nothing else. */
@@ -458,4 +465,4 @@ private[state] final class PackedSection {
 }
 
 /** A run of a group's rows of one kind kept in a row of its own, from `first` to `last`. */
-private[state] final case class ColdChunk(first: Long, last: Long, count: Int)
+private[state] final case class Chunk(first: Long, last: Long, count: Int)

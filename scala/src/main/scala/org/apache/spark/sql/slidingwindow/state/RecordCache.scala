@@ -12,11 +12,11 @@ import org.apache.spark.sql.internal.SQLConf
  * State format 2 with a time index (RocksDB): the group records of a partition's store as the
  * last micro-batch that committed it on this executor left them, so that the next one, which
  * Spark schedules where the store is loaded while it can, reads a group's record from memory
- * instead of from RocksDB ([[GroupRecordStore.open]]). Reading a record was about a fifth of a
+ * instead of from RocksDB ([[GroupRecordSession.open]]). Reading a record was about a fifth of a
  * micro-batch's state work (docs/performance.md).
  *
  * A cached record is used exactly when it is what the store holds: each commit writes a new
- * random token into the store ([[StoredRowCount]]) and publishes its task's records under it
+ * random token into the store ([[CommitRow]]) and publishes its task's records under it
  * ([[publish]]), and a task takes them ([[take]]) only if the version it opened holds that token
  * (docs/state-format.md, section "Invariants", 11). Any other commit of the partition (on another
  * executor, by a run of the query before a restart, by another attempt of the task) wrote another

@@ -4,13 +4,13 @@ import org.apache.spark.sql.internal.SQLConf
 
 /**
  * State format 2: how a group's rows are arranged between its record and rows of their own
- * ([[GroupRecordStore]]), from the session's configuration (docs/user-guide.md, the settings
+ * ([[GroupRecordSession]]), from the session's configuration (docs/user-guide.md, the settings
  * streaming queries read).
  *
  * @param inlineRows  a group keeps its Partial and Suffix rows in its record (and its chunks)
  *                    while it has at most this many; beyond, in rows of their own
  * @param resweepRows append mode: a group with at most this many Partial rows is swept again in
- *                    memory at each visit and keeps no queue ([[WindowStateStore.resweepable]])
+ *                    memory at each visit and keeps no queue ([[WindowState.resweepable]])
  * @param chunkRows   a larger group keeps the rows its visits do not touch in chunks of at most
  *                    this many, each a row of its own ([[GroupRecord.chunks]])
  * @param hotRows     ... and keeps this many rows at each end of its queue in its record

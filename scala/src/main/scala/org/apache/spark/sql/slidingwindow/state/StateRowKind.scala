@@ -27,10 +27,10 @@ object StateRowKind {
    * with the last time pushed into the queue ([[WindowStateCodec.lastPushed]]) and the oldest
    * time of the back ([[WindowStateCodec.backOldest]]).
    */
-  case object Meta extends StateRowKind(2)
+  case object QueueBack extends StateRowKind(2)
 
   /**
-   * State format 2, at time 0: the group's record ([[GroupRecord]]): its Meta fields, its next
+   * State format 2, at time 0: the group's record ([[GroupRecord]]): its QueueBack fields, its next
    * scheduled visit and, while the group is small, its Partial and Suffix rows.
    */
   case object Record extends StateRowKind(3)
@@ -44,7 +44,7 @@ object StateRowKind {
   /** State format 2: a run of a large group's Suffix rows kept out of its record, as [[PartialChunk]]. */
   case object SuffixChunk extends StateRowKind(5)
 
-  val all: Seq[StateRowKind] = Seq(Partial, Suffix, Meta, Record, PartialChunk, SuffixChunk)
+  val all: Seq[StateRowKind] = Seq(Partial, Suffix, QueueBack, Record, PartialChunk, SuffixChunk)
 
   /** The kind of the chunks of rows of `kind` (state format 2). */
   def chunkOf(kind: StateRowKind): StateRowKind = kind match {

@@ -27,7 +27,7 @@ import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, Window
  * SQL text of the optimized aggregates instead: a restart compares that text with the same text
  * of the restarted query, generated names left out, and records the identities.
  *
- * It also records how the state is arranged ([[WindowStateStorage]]), which a restart keeps.
+ * It also records how the state is arranged ([[StateArrangement]]), which a restart keeps.
  *
  * Stored as JSON; fields are compared as the text they show in error messages.
  * `optimizedAggregates`, the SQL text of a restarted query's optimized aggregates, is not
@@ -46,7 +46,7 @@ final case class WindowOperatorRecord(
     aggregateIdentities: Option[Seq[String]],
     bufferTypes: Option[Seq[String]],
     outputMode: Option[String],
-    storage: Option[WindowStateStorage] = None,
+    arrangement: Option[StateArrangement] = None,
     optimizedAggregates: Seq[String] = Nil) {
   import WindowOperatorRecord.list
 
@@ -113,7 +113,7 @@ final case class WindowOperatorRecord(
 
   def withVersion(version: Int): WindowOperatorRecord = copy(stateFormatVersion = version)
 
-  def withStorage(storage: WindowStateStorage): WindowOperatorRecord = copy(storage = Some(storage))
+  def withArrangement(arrangement: StateArrangement): WindowOperatorRecord = copy(arrangement = Some(arrangement))
 
   def json: String = compact(render(JObject(
     "stateFormatVersion" -> JInt(stateFormatVersion),
@@ -126,8 +126,8 @@ final case class WindowOperatorRecord(
     "aggregateIdentities" -> aggregateIdentities.map(ids => JArray(ids.map(JString(_)).toList)).getOrElse(JNothing),
     "bufferTypes" -> bufferTypes.map(ts => JArray(ts.map(JString(_)).toList)).getOrElse(JNothing),
     "outputMode" -> outputMode.map(JString(_)).getOrElse(JNothing),
-    "timeIndex" -> storage.map(s => JBool(s.timeIndex)).getOrElse(JNothing),
-    "orderedRows" -> storage.map(s => JBool(s.orderedRows)).getOrElse(JNothing))))
+    "timeIndex" -> arrangement.map(s => JBool(s.timeIndex)).getOrElse(JNothing),
+    "orderedRows" -> arrangement.map(s => JBool(s.orderedRows)).getOrElse(JNothing))))
 }
 
 object WindowOperatorRecord {
@@ -194,6 +194,6 @@ object WindowOperatorRecord {
       (json \ "outputMode").extractOpt[String],
       // Written since the release that runs on several Spark versions (absent before).
       for (index <- (json \ "timeIndex").extractOpt[Boolean]; ordered <- (json \ "orderedRows").extractOpt[Boolean])
-        yield WindowStateStorage(index, ordered))
+        yield StateArrangement(index, ordered))
   }
 }

@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, CreateStruct, Expression, GenericInternalRow, Literal, SpecificInternalRow, UnsafeRow}
-import org.apache.spark.sql.slidingwindow.aggregation.ConcatRow
+import org.apache.spark.sql.slidingwindow.codegen.ConcatRow
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructType}
 
@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructType
  * Keys and values of a [[WindowStateLayout]]. Every row it returns is reused by the next call.
  *
  * A value is a buffer and two optional times, whose meaning depends on the row's kind: values
- * are built by kind ([[partialValue]], [[windowValue]], [[metaValue]]) and their times read by
+ * are built by kind ([[partialValue]], [[windowValue]], [[queueBackValue]]) and their times read by
  * what they hold ([[streamTime]], [[lastPushed]], [[backOldest]]); what each kind's value holds:
  * docs/state-format.md, section "Rows by format".
  */
@@ -29,15 +29,15 @@ final class WindowStateCodec(layout: WindowStateLayout) {
     BoundReference(numBufferFields + 1, LongType, nullable = true)) ++
     (if (hasGroupRecords) Seq(Literal(null, BinaryType)) else Nil))
 
-  // State format 2: a group's record, from its Meta value (or none) and its contents.
+  // State format 2: a group's record, from its QueueBack value (or none) and its contents.
   private val recordContents = new SpecificInternalRow(Seq(BinaryType))
   private val recordInput = new ConcatRow
-  private val noMeta = new GenericInternalRow(4) // a Meta value of nulls (format 2 has 4 fields)
+  private val noQueueBack = new GenericInternalRow(4) // a QueueBack value of nulls (format 2 has 4 fields)
   private val recordProjection = if (!hasGroupRecords) null else ProjectionPool.unsafe(Seq(
     BoundReference(0, bufferSchema, nullable = true),
     BoundReference(1, LongType, nullable = true),
     BoundReference(2, LongType, nullable = true),
-    BoundReference(4, BinaryType, nullable = true))) // the Meta value's 4 fields, then the contents
+    BoundReference(4, BinaryType, nullable = true))) // the QueueBack value's 4 fields, then the contents
 
   private val indexTime = new SpecificInternalRow(Seq(LongType))
   private val indexInput = new ConcatRow
@@ -75,21 +75,21 @@ final class WindowStateCodec(layout: WindowStateLayout) {
   /** A value of a [[StateRowKind.Partial]] row of batch windows: the open window's buffer. */
   def windowValue(buffer: InternalRow, streamTime: Long): UnsafeRow = value(buffer, Some(streamTime), None)
 
-  /** A value of a [[StateRowKind.Meta]] row: the aggregate of the back of the group's queue. */
-  def metaValue(buffer: InternalRow, lastPushed: Long, backOldest: Option[Long]): UnsafeRow =
+  /** A value of a [[StateRowKind.QueueBack]] row: the aggregate of the back of the group's queue. */
+  def queueBackValue(buffer: InternalRow, lastPushed: Long, backOldest: Option[Long]): UnsafeRow =
     value(buffer, Some(lastPushed), backOldest)
 
   /**
-   * State format 2: the value of a group's [[StateRowKind.Record]] row: the fields of its Meta
+   * State format 2: the value of a group's [[StateRowKind.Record]] row: the fields of its QueueBack
    * value (none: null) and the record's own contents ([[GroupRecord]]).
    */
-  def recordValue(meta: UnsafeRow, contents: Array[Byte]): UnsafeRow = {
+  def recordValue(queueBack: UnsafeRow, contents: Array[Byte]): UnsafeRow = {
     recordContents.update(0, contents)
-    recordProjection(recordInput(if (meta == null) noMeta else meta, recordContents))
+    recordProjection(recordInput(if (queueBack == null) noQueueBack else queueBack, recordContents))
   }
 
-  /** State format 2: whether a group's record carries Meta fields. */
-  def recordHasMeta(record: UnsafeRow): Boolean = !record.isNullAt(1)
+  /** State format 2: whether a group's record carries QueueBack fields. */
+  def recordHasQueueBack(record: UnsafeRow): Boolean = !record.isNullAt(1)
 
   /** State format 2: the ordinal of a group's record's contents ([[GroupRecord]] reads them in place). */
   val recordContentsOrdinal = 3
@@ -100,10 +100,10 @@ final class WindowStateCodec(layout: WindowStateLayout) {
   /** Of a batch window's [[StateRowKind.Partial]] row: the group's stream time. */
   def streamTime(value: UnsafeRow): Long = timeAt(value, 1).get
 
-  /** Of a [[StateRowKind.Meta]] row: the last time pushed into the group's queue. */
+  /** Of a [[StateRowKind.QueueBack]] row: the last time pushed into the group's queue. */
   def lastPushed(value: UnsafeRow): Option[Long] = timeAt(value, 1)
 
-  /** Of a [[StateRowKind.Meta]] row: the oldest time of the back of the queue, none if it is empty. */
+  /** Of a [[StateRowKind.QueueBack]] row: the oldest time of the back of the queue, none if it is empty. */
   def backOldest(value: UnsafeRow): Option[Long] = timeAt(value, 2)
 
   // The schema names the two times `__t1` and `__t2` (part of the checkpoint format); what they

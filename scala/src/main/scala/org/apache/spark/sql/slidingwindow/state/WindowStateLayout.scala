@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructFiel
  * `version` ([[StateFormatVersion]]), keys (group, kind, time) with the kind's id
  * ([[StateRowKind]]), values `(__buffer, __t1, __t2)` and, from format 2, `__record`; and the
  * column families beside the data (`time_index`, `chunks`). The schemas, their key encodings by
- * arrangement ([[WindowStateStorage]]) and what each row holds: docs/state-format.md, sections
+ * arrangement ([[StateArrangement]]) and what each row holds: docs/state-format.md, sections
  * "Column families and schemas" and "Rows by format".
  */
 final class WindowStateLayout(val version: Int, keys: Seq[Attribute], val bufferSchema: StructType)

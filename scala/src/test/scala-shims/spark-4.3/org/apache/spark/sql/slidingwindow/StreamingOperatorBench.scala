@@ -13,7 +13,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowsContext, StreamingWindowsProcessor, WindowRowWriter, WindowStateStoreWriter}
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition, WindowFunction, WindowKind}
-import org.apache.spark.sql.slidingwindow.state.{RecordCache, RecordLimits, WindowStateLayout, WindowStateStore}
+import org.apache.spark.sql.slidingwindow.state.{RecordCache, RecordLimits, StateArrangement, WindowState, WindowStateLayout}
 import org.apache.spark.sql.types.{LongType, TimestampType}
 
 /**
@@ -106,8 +106,8 @@ object StreamingOperatorBench {
         })
         val began = System.nanoTime()
         val store = provider.getStore(batch)
-        val state = WindowStateStore(store, layout, hasTimeIndex = true, orderedRows = true, eviction, limits,
-          recordCacheBytes)
+        val state = WindowState(store, layout, StateArrangement(timeIndex = true, orderedRows = true), eviction,
+          limits, recordCacheBytes)
         val buffers = new AggregateBuffers(aggregates, input)
         val writer = new WindowRowWriter(Seq(k), window, results, k +: window +: results, buffers)
         val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers, writer,
@@ -115,18 +115,17 @@ object StreamingOperatorBench {
         val out = processor.process(rows.iterator)
         var emitted = 0L
         while (out.hasNext) { out.next(); emitted += 1 }
-        state.prepareCommit()
         val committing = System.nanoTime()
-        store.commit()
-        state.committed()
+        state.commit()
+        val done = state.metrics
         if (perBatch) println(f"micro-batch $batch: ${(System.nanoTime() - began) / 1e6}%.0f ms, state rows read " +
-          f"${state.rowsRead}, written ${state.rowsWritten}, removed ${state.rowsRemoved}")
+          f"${done.rowsRead}, written ${done.rowsWritten}, removed ${done.rowsRemoved}")
         if (batch >= fill) {
           nanos += System.nanoTime() - began
           commitNanos += System.nanoTime() - committing
-          read += state.rowsRead
-          written += state.rowsWritten
-          removed += state.rowsRemoved
+          read += done.rowsRead
+          written += done.rowsWritten
+          removed += done.rowsRemoved
         }
         late = eviction
       }

@@ -65,7 +65,7 @@ class GroupRecordSuite {
           rows.put(first + i, codec.partialValue(randomBuffer(rnd, bufferSchema)).copy())
         }
         if (chunk.isEmpty || !chunk.keySet.toArray.exists(t => math.abs(t.asInstanceOf[java.lang.Long] - first) < 10)) {
-          written.chunks(kind).put(first, ColdChunk(first, rows.timeAt(rows.size - 1), rows.size))
+          written.chunks(kind).put(first, Chunk(first, rows.timeAt(rows.size - 1), rows.size))
           for (i <- 0 until rows.size) chunk.put(rows.timeAt(i), rows.valueAt(i))
           chunkValues += ((kind, first, codec.recordValue(null, written.chunkContents(rows, 0, rows.size)).copy()))
         }
@@ -74,7 +74,7 @@ class GroupRecordSuite {
       written.indexed = if (rnd.nextBoolean()) GroupRecord.NoVisit else rnd.nextLong()
       val meta =
         if (rnd.nextBoolean()) null
-        else codec.metaValue(randomBuffer(rnd, bufferSchema), rnd.nextLong(), Some(rnd.nextLong())).copy()
+        else codec.queueBackValue(randomBuffer(rnd, bufferSchema), rnd.nextLong(), Some(rnd.nextLong())).copy()
 
       val value = codec.recordValue(meta, written.contents()).copy()
       val read = new GroupRecord(layout.valueSchema.length)
@@ -82,10 +82,11 @@ class GroupRecordSuite {
 
       assertEquals(s"sequence $seq", written.nextVisit, read.nextVisit)
       assertEquals(s"sequence $seq", written.indexed, read.indexed)
-      assertEquals(s"sequence $seq", GroupRecord.Inline, read.storedRows)
-      assertEquals(s"sequence $seq: meta", meta == null, read.meta == null)
-      if (meta != null) assertEquals(s"sequence $seq: meta", meta, codec.metaValue(codec.buffer(read.meta),
-        codec.lastPushed(read.meta).get, codec.backOldest(read.meta)))
+      assertTrue(s"sequence $seq", read.rowsInRecord)
+      assertEquals(s"sequence $seq", 0, read.ownRows)
+      assertEquals(s"sequence $seq: meta", meta == null, read.queueBack == null)
+      if (meta != null) assertEquals(s"sequence $seq: meta", meta, codec.queueBackValue(codec.buffer(read.queueBack),
+        codec.lastPushed(read.queueBack).get, codec.backOldest(read.queueBack)))
       for (kind <- kinds) {
         assertEquals(s"sequence $seq: $kind chunks", written.chunks(kind), read.chunks(kind))
         assertEquals(s"sequence $seq: $kind rows", written.count(kind), read.count(kind))
@@ -150,7 +151,8 @@ class GroupRecordSuite {
     val rebuilt = new GroupRecord(numValueFields)
     rebuilt.nextVisit = record.nextVisit
     rebuilt.indexed = record.indexed
-    rebuilt.storedRows = record.storedRows
+    rebuilt.rowsInRecord = record.rowsInRecord
+    rebuilt.ownRows = record.ownRows
     for (kind <- kinds; (time, row) <- rows(kind)) rebuilt.entries(kind).put(time, row)
     val bytes = rebuilt.contents()
     assertEquals(0L, rebuilt.rowsCopied)
@@ -162,6 +164,29 @@ class GroupRecordSuite {
    * the others, every row is read. The record is written back by copying the bytes of all the
    * rows kept but the first, and they are the bytes a new record with those rows writes.
    */
+  /**
+   * Where a group's rows live is part of the record: a group whose rows are rows of their own
+   * keeps their count, and an empty one (0 rows of their own) says nothing.
+   */
+  @Test def rowsOfTheirOwnRoundTrip(): Unit = {
+    val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType)()),
+      StructType(Seq(StructField("n", LongType, nullable = true))))
+    val codec = layout.codec()
+    for (own <- Seq(0, 1, 513, Int.MaxValue)) {
+      val written = new GroupRecord(layout.valueSchema.length)
+      written.rowsInRecord = false
+      written.ownRows = own
+      written.nextVisit = 42L
+      val read = new GroupRecord(layout.valueSchema.length)
+      read.load(codec.recordValue(null, written.contents()).copy(), codec)
+      assertFalse(s"$own rows of their own", read.rowsInRecord)
+      assertEquals(own, read.ownRows)
+      assertEquals(42L, read.nextVisit)
+      read.nextVisit = GroupRecord.NoVisit
+      assertEquals(s"$own rows of their own", own == 0, read.isEmpty)
+    }
+  }
+
   @Test def rowsAsReadAreCopied(): Unit = {
     val bufferSchema = StructType(Seq(StructField("count", LongType), StructField("sum", LongType), StructField("max", LongType)))
     val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType)()), bufferSchema)

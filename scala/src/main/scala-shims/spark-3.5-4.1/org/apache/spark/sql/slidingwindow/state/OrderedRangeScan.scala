@@ -6,7 +6,7 @@ import org.apache.spark.sql.types.StructType
 
 /**
  * Spark 3.5 to 4.1 have no range scan of keys ordered by a time within a prefix: a group's rows
- * are read by prefix scan and sorted ([[WindowStateStore.scanRows]]).
+ * are read by prefix scan and sorted ([[KeyedRows]]).
  */
 object OrderedRangeScan {
   val supported = false

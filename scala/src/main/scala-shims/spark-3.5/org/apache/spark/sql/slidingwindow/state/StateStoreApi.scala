@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.StructType
 /**
  * The calls of Spark's [[StateStore]] the windowed state makes, on Spark 3.5: a store has one
  * key space, whose keys can be prefix-scanned by their first columns, and no column families (so
- * no time index: [[WindowStateStore.hasTimeIndex]] is false).
+ * no time index: [[StateArrangement.timeIndex]] is false).
  */
 object StateStoreApi {
   /** Spark 3.5 takes the number of prefix columns of the keys (0: no prefix scans). */

@@ -16,21 +16,21 @@ class RecordCacheSuite {
 
   private def newStore(cacheBytes: Long) = new RocksDBTestStore(layout, limits, cacheBytes)
 
-  /** Sets each group's Meta row to the count `n`. */
-  private def write(state: WindowStateStore, groups: Seq[Long], n: Long): Unit = groups.foreach { k =>
+  /** Sets each group's QueueBack row to the count `n`. */
+  private def write(state: WindowState, groups: Seq[Long], n: Long): Unit = groups.foreach { k =>
     val g = group(k)
     state.open(g)
-    state.put(g, StateRowKind.Meta, 0L, codec.metaValue(InternalRow(n), k, None))
+    state.rows.put(g, StateRowKind.QueueBack, 0L, codec.queueBackValue(InternalRow(n), k, None))
     state.close()
   }
 
-  /** Each group's count, as its Meta row holds it (None: no record). */
-  private def read(state: WindowStateStore, groups: Seq[Long]): Seq[Option[Long]] = groups.map { k =>
+  /** Each group's count, as its QueueBack row holds it (None: no record). */
+  private def read(state: WindowState, groups: Seq[Long]): Seq[Option[Long]] = groups.map { k =>
     val g = group(k)
     state.open(g)
-    val meta = Option(state.get(g, StateRowKind.Meta, 0L)).map(m => codec.buffer(m).getLong(0))
+    val back = Option(state.rows.get(g, StateRowKind.QueueBack, 0L)).map(m => codec.buffer(m).getLong(0))
     state.close()
-    meta
+    back
   }
 
   private val groups = 0L until 20L
@@ -39,7 +39,7 @@ class RecordCacheSuite {
    * Every group's count set to 1 in version 1, what `between` does, then the next micro-batch
    * from version 1 reads the counts back: its state, once it checked that they are all 1.
    */
-  private def nextMicroBatch(cacheBytes: Long, between: RocksDBTestStore => Unit = _ => ()): WindowStateStore = {
+  private def nextMicroBatch(cacheBytes: Long, between: RocksDBTestStore => Unit = _ => ()): StateMetrics = {
     val store = newStore(cacheBytes)
     try {
       store.batch(0)(write(_, groups, 1))
@@ -89,7 +89,7 @@ class RecordCacheSuite {
         groups.filter(_ % 2 == 0).foreach { k =>
           val g = group(k)
           state.open(g)
-          state.remove(g, StateRowKind.Meta, 0L)
+          state.rows.remove(g, StateRowKind.QueueBack, 0L)
           state.close()
         }
       }

@@ -13,7 +13,8 @@ import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType}
 
 /**
  * A real RocksDB store of one partition for the JUnit suites of state format 2, opened as a query
- * opens it (the provider's row count off), micro-batch after micro-batch.
+ * opens it under `spark.sql.slidingWindow.state.verifyRowCount` (the provider counts its rows,
+ * and each commit checks the operator's counts against it), micro-batch after micro-batch.
  */
 private[state] final class RocksDBTestStore(layout: WindowStateLayout, limits: RecordLimits, cacheBytes: Long) {
   private val dir = Files.createTempDirectory("swa-state-store").toFile
@@ -22,25 +23,20 @@ private[state] final class RocksDBTestStore(layout: WindowStateLayout, limits: R
   hadoopConf.set("sql.streaming.runId", java.util.UUID.randomUUID.toString)
   provider.init(StateStoreId(dir.getAbsolutePath, 0, 0), layout.keySchema, layout.valueSchema,
     layout.keyEncoding(ordered = true), true,
-    new StateStoreConf(WindowStateStoreWriter.storeSettings(new SQLConf, providerCountsRows = false)), hadoopConf)
+    new StateStoreConf(WindowStateStoreWriter.storeSettings(new SQLConf, providerCountsRows = true)), hadoopConf)
 
   /**
    * One micro-batch from `version` under the eviction `watermark`: `f` on its state (which checks
    * what it counts of its time index at the commit), then a commit unless `fail` (or `f` throws).
    */
   def batch[T](version: Long, fail: Boolean = false, watermark: Option[Long] = None)(
-      f: WindowStateStore => T): (T, WindowStateStore) = {
+      f: WindowState => T): (T, StateMetrics) = {
     val store: StateStore = provider.getStore(version)
-    val state = WindowStateStore(store, layout, hasTimeIndex = true, orderedRows = true, watermark, limits,
-      cacheBytes, verifyCounts = true)
+    val state = WindowState(store, layout, StateArrangement(timeIndex = true, orderedRows = true), watermark, limits,
+      cacheBytes, verify = true)
     val result = try f(state) catch { case e: Throwable => store.abort(); throw e }
-    if (fail) store.abort()
-    else {
-      state.prepareCommit()
-      store.commit()
-      state.committed()
-    }
-    (result, state)
+    if (fail) store.abort() else state.commit()
+    (result, state.metrics)
   }
 
   def close(): Unit = {

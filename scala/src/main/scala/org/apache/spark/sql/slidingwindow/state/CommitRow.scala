@@ -5,24 +5,25 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType}
 
 /**
- * State format 2 with a time index (RocksDB on Spark 4): the number of state rows of the
- * partition's store, counted by the operator and kept in the store itself, in a column family of
- * its own (`row_count`, one row), so that it is exact at every version the checkpoint holds.
+ * State format 2 with a time index (RocksDB on Spark 4): the row each commit writes beside the
+ * groups' rows, in a column family of its own (`row_count`, one row), so that what it says is
+ * exact at every version the checkpoint holds: the number of state rows of the partition's store,
+ * counted by the operator; the token of the commit; the number of entries of the time index.
  *
  * Spark's RocksDB provider counts the keys it holds by reading every key before it writes or
  * deletes it (`trackTotalNumberOfRows`): for this operator, whose writes mostly replace a group's
  * record, that read was a tenth of a micro-batch's CPU. The operator knows which of its writes
- * create a row and which replace one ([[WindowStateStore.rowsCreated]]), so it opens its stores
+ * create a row and which replace one ([[StateMetrics.rowsCreated]]), so it opens its stores
  * with that tracking off and reports this count as `numRowsTotal` instead.
  *
  * The same row holds the token of the commit that wrote it, which says whether the records an
  * executor cached are those of the version opened ([[RecordCache]]), and the number of entries
- * of the time index, which says when none is left for [[WindowStateStore.due]] to find
- * ([[GroupRecordStore]]). Its schema and what each field counts: docs/state-format.md, sections
+ * of the time index, which says when none is left for [[VisitTimers.due]] to find
+ * ([[RecordVisitTimers]]). Its schema and what each field counts: docs/state-format.md, sections
  * "Column families and schemas" and "Invariants", 8 to 11.
  */
-private[state] final class StoredRowCount(store: StateStore) {
-  import StoredRowCount._
+private[state] final class CommitRow(store: StateStore) {
+  import CommitRow._
 
   StateStoreApi.createFamily(store, Family, KeySchema, ValueSchema, StateStoreApi.plainKeys(KeySchema))
 
@@ -61,7 +62,7 @@ private[state] final class StoredRowCount(store: StateStore) {
   }
 }
 
-private[state] object StoredRowCount {
+private[state] object CommitRow {
   val Family = "row_count"
   private val KeySchema = StructType(Seq(StructField("__id", IntegerType, nullable = false)))
   private val ValueSchema = StructType(Seq(StructField("__rows", LongType, nullable = false),

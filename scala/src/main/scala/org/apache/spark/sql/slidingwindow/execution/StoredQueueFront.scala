@@ -1,8 +1,9 @@
-package org.apache.spark.sql.slidingwindow.state
+package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.{PartialStack, RowStack}
+import org.apache.spark.sql.slidingwindow.state.{GroupRows, RowCursor, WindowStateCodec}
 import org.apache.spark.sql.slidingwindow.state.StateRowKind.Suffix
 import org.apache.spark.sql.slidingwindow.windows.LongQueue
 
@@ -10,9 +11,10 @@ import org.apache.spark.sql.slidingwindow.windows.LongQueue
  * The front of a group's Two-Stacks queue between micro-batches: its elements are the group's
  * Suffix rows, the oldest on top, read one at a time as the queue pops them. A flip (only when
  * the stored front is used up) builds the new front in memory; [[persist]] deletes the popped
- * rows and writes the new front back. One instance per task, [[open]]ed for each group.
+ * rows and writes the new front back. Part of the [[StoredQueue]], [[open]]ed for each group.
  */
-final class StoredFront(state: WindowStateStore, memory: RowStack) extends PartialStack {
+private[execution] final class StoredQueueFront(rows: GroupRows, codec: WindowStateCodec, memory: RowStack)
+  extends PartialStack {
   private var group: UnsafeRow = _
   private var cursor: RowCursor = _
   private var onStored = false // the cursor is on a stored element, the top
@@ -24,13 +26,13 @@ final class StoredFront(state: WindowStateStore, memory: RowStack) extends Parti
   def open(group: UnsafeRow): Unit = {
     clear()
     this.group = group
-    cursor = state.rows(group, Suffix, Long.MinValue, Long.MaxValue)
+    cursor = rows.rows(group, Suffix, Long.MinValue, Long.MaxValue)
     advance()
   }
 
   private def advance(): Unit = {
     onStored = cursor.next()
-    storedTop = if (onStored) cursor.buffer(state.codec) else null
+    storedTop = if (onStored) cursor.buffer(codec) else null
   }
 
   override def isEmpty: Boolean = !onStored && memory.isEmpty
@@ -64,9 +66,9 @@ final class StoredFront(state: WindowStateStore, memory: RowStack) extends Parti
   /** Deletes the Suffix rows popped, and stores the front built in memory. */
   def persist(): Unit = {
     cursor.close()
-    while (popped.nonEmpty) state.remove(group, Suffix, popped.removeHead())
+    while (popped.nonEmpty) rows.remove(group, Suffix, popped.removeHead())
     while (!memory.isEmpty) {
-      state.insert(group, Suffix, memory.topTime, state.codec.partialValue(memory.top))
+      rows.insert(group, Suffix, memory.topTime, codec.partialValue(memory.top))
       memory.pop()
     }
     clear()

@@ -1,5 +1,6 @@
 package org.apache.spark.sql.slidingwindow.state
 
+import org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -15,7 +16,7 @@ import org.apache.spark.sql.internal.SQLConf
  * each arrangement: docs/state-format.md, sections "Versions and arrangements" and "Column
  * families and schemas".
  */
-final case class WindowStateStorage(timeIndex: Boolean, orderedRows: Boolean) {
+final case class StateArrangement(timeIndex: Boolean, orderedRows: Boolean) {
   require(timeIndex || !orderedRows, "ordered rows come with the time index")
 
   /** Why this Spark cannot run state arranged so, if it cannot. */
@@ -30,17 +31,24 @@ final case class WindowStateStorage(timeIndex: Boolean, orderedRows: Boolean) {
     if (orderedRows) "time index, ordered rows" else if (timeIndex) "time index" else "scan"
 }
 
-object WindowStateStorage {
+object StateArrangement {
+  val rocksDbProvider: String = classOf[RocksDBStateStoreProvider].getName
+
+  private def rocksDb(conf: SQLConf): Boolean = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) == rocksDbProvider
+
   /** The arrangement a query started now gets from its state store provider and this Spark. */
-  def forNewQuery(conf: SQLConf): WindowStateStorage =
-    WindowStateStorage(WindowStateStore.hasTimeIndex(conf), WindowStateStore.hasOrderedRows(conf))
+  def forNewQuery(conf: SQLConf): StateArrangement = {
+    // A time index in a column family: RocksDB on Spark 4 (Spark 3.5 has no column families).
+    val timeIndex = rocksDb(conf) && StateStoreApi.hasColumnFamilies
+    // Rows ordered by time for range scans: with a time index, on Spark 4.2 and later.
+    StateArrangement(timeIndex, timeIndex && OrderedRangeScan.supported)
+  }
 
   /**
    * The arrangement of a checkpoint whose record does not say: one written by release 0.1.0,
    * which ran on Spark 4.3 only, where RocksDB state had both.
    */
-  def unrecorded(conf: SQLConf): WindowStateStorage = {
-    val rocksDb = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS) == WindowStateStore.rocksDbProvider
-    WindowStateStorage(rocksDb, rocksDb)
+  def unrecorded(conf: SQLConf): StateArrangement = {
+    StateArrangement(rocksDb(conf), rocksDb(conf))
   }
 }

@@ -1,4 +1,4 @@
-package org.apache.spark.sql.slidingwindow.aggregation
+package org.apache.spark.sql.slidingwindow.codegen
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.unsafe.types.{BinaryView, TimestampNanosVal, VariantVal}

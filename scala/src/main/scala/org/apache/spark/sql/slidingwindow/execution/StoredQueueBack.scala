@@ -1,27 +1,30 @@
-package org.apache.spark.sql.slidingwindow.state
+package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.{PartialStack, RowStack}
+import org.apache.spark.sql.slidingwindow.state.{GroupRows, WindowStateCodec}
 import org.apache.spark.sql.slidingwindow.state.StateRowKind.Partial
 
 /**
  * The back of a group's Two-Stacks queue between micro-batches: the Partial rows pushed since the
  * last flip, from the back's oldest time to the last time pushed (the queue keeps their aggregate
- * in the group's Meta row). They are read only when a flip needs them, under the elements pushed
- * in this micro-batch, which are kept in memory. Rows that expired are simply gone: a flip never
- * needs them, as they are older than every window left to close.
+ * in the group's QueueBack row). They are read only when a flip needs them, under the elements
+ * pushed in this micro-batch, which are kept in memory. Rows that expired are simply gone: a flip
+ * never needs them, as they are older than every window left to close.
  *
  * Only a flip pops the back: the times it pops, every one a Partial row of the group, are handed
  * to `flipped` (state format 2 removes those rows once the front holds them,
- * [[WindowStateStore.frontKeepsPartials]]).
+ * [[org.apache.spark.sql.slidingwindow.state.WindowState.flipsRemovePartials]]). Part of the
+ * [[StoredQueue]].
  */
-final class StoredBack(state: WindowStateStore, memory: RowStack) extends PartialStack {
+private[execution] final class StoredQueueBack(rows: GroupRows, codec: WindowStateCodec, memory: RowStack)
+  extends PartialStack {
   private var group: UnsafeRow = _
   private var storedFrom = 0L
   private var storedTo = 0L
   private var storedPending = false
-  private var flipped: Long => Unit = StoredBack.ignore
+  private var flipped: Long => Unit = StoredQueueBack.ignore
 
   /**
    * A group whose stored back holds its Partial rows within `stored` = (oldest, last pushed); the
@@ -41,9 +44,9 @@ final class StoredBack(state: WindowStateStore, memory: RowStack) extends Partia
   // The stored elements are older than those in memory: read when the memory ones are popped.
   private def load(): Unit = if (memory.isEmpty && storedPending) {
     storedPending = false
-    val rows = state.rows(group, Partial, storedFrom, storedTo)
-    try while (rows.next()) memory.push(rows.time, rows.buffer(state.codec))
-    finally rows.close()
+    val stored = rows.rows(group, Partial, storedFrom, storedTo)
+    try while (stored.next()) memory.push(stored.time, stored.buffer(codec))
+    finally stored.close()
   }
 
   override def isEmpty: Boolean = { load(); memory.isEmpty }
@@ -55,10 +58,10 @@ final class StoredBack(state: WindowStateStore, memory: RowStack) extends Partia
   override def clear(): Unit = {
     memory.clear()
     storedPending = false
-    flipped = StoredBack.ignore
+    flipped = StoredQueueBack.ignore
   }
 }
 
-private object StoredBack {
+private object StoredQueueBack {
   val ignore: Long => Unit = _ => ()
 }

@@ -1,10 +1,10 @@
-package org.apache.spark.sql.slidingwindow.aggregation
+package org.apache.spark.sql.slidingwindow.codegen
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.unsafe.types.{GeographyVal, GeometryVal, VariantVal}
+import org.apache.spark.unsafe.types.VariantVal
 
 /**
- * The getters of [[InternalRow]] that Spark 4.1 adds to the base set of Spark 3.5, for [[ConcatRow]]:
+ * The getters of [[InternalRow]] that Spark 4.0 adds to the base set of Spark 3.5, for [[ConcatRow]]:
  * each reads the part of the concatenation that holds field `i`.
  */
 abstract class ConcatRowGetters extends InternalRow {
@@ -13,6 +13,4 @@ abstract class ConcatRowGetters extends InternalRow {
   protected def ordinalIn(i: Int): Int
 
   override def getVariant(i: Int): VariantVal = partOf(i).getVariant(ordinalIn(i))
-  override def getGeography(i: Int): GeographyVal = partOf(i).getGeography(ordinalIn(i))
-  override def getGeometry(i: Int): GeometryVal = partOf(i).getGeometry(ordinalIn(i))
 }
