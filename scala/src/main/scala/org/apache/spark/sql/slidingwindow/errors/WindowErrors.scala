@@ -107,6 +107,10 @@ object WindowErrors {
     fail("WINDOW_STATE_STORAGE_UNSUPPORTED", "function" -> function, "storage" -> storage,
       "needs" -> needs, "sparkVersion" -> org.apache.spark.SPARK_VERSION, "checkpoint" -> checkpoint)
 
+  /** A setting of the extension that a query reads when it starts, with a value it cannot take. */
+  def invalidSetting(key: String, value: String, expected: String): Nothing =
+    fail("WINDOW_INVALID_SETTING", "key" -> key, "value" -> value, "expected" -> expected)
+
   /** When a session applies the extension: the jar was compiled against another Spark minor version. */
   def jarForAnotherSpark(builtFor: String, running: String, runningMinor: String): Nothing =
     throw new WindowSetupException("WINDOW_JAR_FOR_ANOTHER_SPARK",

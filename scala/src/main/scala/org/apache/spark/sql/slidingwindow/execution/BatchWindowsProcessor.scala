@@ -105,6 +105,7 @@ final class BatchWindowsProcessor(context: StreamingWindowsContext)
       if (!started) {
         started = true
         evictionWatermarkMicros.foreach(windows.advance(_, sink))
+        sink.byWatermark = false // from here, windows that the group's own rows close
         true
       } else if (rows.hasNext) {
         val row = rows.next()

@@ -14,6 +14,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+import org.apache.spark.sql.slidingwindow.idle.{EarliestVisit, IdleClock, IdleSettings}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.{RecordCache, RecordLimits, StateArrangement, WindowState, WindowStateLayout}
 import org.apache.spark.sql.streaming.OutputMode
@@ -39,6 +40,8 @@ case class StreamingWindowedAggregateExec(
     outputMode: Option[OutputMode],
     eventTimeWatermarkForLateEvents: Option[Long],
     eventTimeWatermarkForEviction: Option[Long],
+    idle: IdleSettings,
+    idleClock: Option[IdleClock],
     child: SparkPlan)
   extends BaseWindowedAggregateExec with WindowStateStoreWriter {
 
@@ -75,15 +78,31 @@ case class StreamingWindowedAggregateExec(
       StatefulOperatorCustomSumMetric("numGroupsMovedToRows",
         "number of groups whose rows moved out of their record (state format 2)"),
       StatefulOperatorCustomSumMetric("numGroupsMovedToRecords",
-        "number of groups whose rows moved back into their record (state format 2)"))
+        "number of groups whose rows moved back into their record (state format 2)"),
+      StatefulOperatorCustomSumMetric("numWindowsClosedWhileIdle",
+        "number of windows emitted that Spark's own watermark left open: closed because the input went quiet"))
 
   // As the checkpoint records (StateArrangement): a time index in a column family, and a group's
   // rows ordered by time.
   override protected def useColumnFamilies: Boolean = arrangement.timeIndex
   override protected def orderedRows: Boolean = arrangement.orderedRows
 
+  // The earliest visit this micro-batch's state scheduled: read on the driver once it ran.
+  @transient private lazy val earliestVisit = {
+    val acc = new EarliestVisit
+    sparkContext.register(acc, "earliest visit scheduled")
+    acc
+  }
+
+  /**
+   * Another micro-batch, without new input, when Spark's watermark moved (as Spark's own
+   * aggregations), or when the idle clock would close windows ([[IdleClock.wantsAnotherBatch]]).
+   * Whether to run one need not be replayable: a micro-batch logged is run again as it is.
+   */
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
-    eventTimeWatermarkForEviction.exists(newInputWatermark > _)
+    idleClock.map(clock => newInputWatermark > clock.evictionMs ||
+      clock.wantsAnotherBatch(idle, newInputWatermark, System.currentTimeMillis(), earliestVisit.value))
+      .getOrElse(eventTimeWatermarkForEviction.exists(newInputWatermark > _))
 
   override protected def doExecute(): RDD[InternalRow] = {
     metrics // initialise the metrics on the driver
@@ -111,6 +130,11 @@ case class StreamingWindowedAggregateExec(
     val ownCount = WindowState.countsOwnRows(layout, arrangement)
     val verifyCount = ownCount && conf.getConfString(WindowState.verifyRowCountKey, "false").toBoolean
     val numTotal = longMetric("numTotalStateRows")
+    val numClosedWhileIdle = longMetric("numWindowsClosedWhileIdle")
+    // Where windows close while the input is quiet: Spark's own eviction watermark (windows past it
+    // are counted), and the earliest visit scheduled, for the decision to run another micro-batch.
+    val sparkEviction = idleClock.map(_.sparkEvictionMs * 1000)
+    val earliestVisit = if (idle.enabled) Some(this.earliestVisit) else None
 
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
@@ -119,7 +143,7 @@ case class StreamingWindowedAggregateExec(
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,
-        writer, bufferConf, definition.sizeMicros, time, inputAttributes, append, late, eviction))
+        writer, bufferConf, definition.sizeMicros, time, inputAttributes, append, late, eviction, sparkEviction))
       val windows = processor.process(rows).map { row =>
         numOutputRows += 1
         numWindows += 1
@@ -138,6 +162,8 @@ case class StreamingWindowedAggregateExec(
         numFromCache += done.recordsFromCache
         numMovedToRows += done.groupsMovedToRows
         numMovedToRecords += done.groupsMovedToRecords
+        numClosedWhileIdle += processor.windowsClosedWhileIdle
+        earliestVisit.foreach(_.add(state.timers.nextDue))
         commitTime += timeTakenMs { state.commit() }
         setStoreMetrics(store)
         // The operator's count of its rows instead of the provider's (this task's part of the
@@ -154,7 +180,10 @@ case class StreamingWindowedAggregateExec(
     ("stateStorage", "State arrangement", arrangement.toString),
     ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),
     ("watermarks", "Watermarks (late rows / eviction, ms)",
-      s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"))
+      s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"),
+    ("whenQuiet", "When the input goes quiet", idle.toString +
+      idleClock.filter(_.movedOn).map(c => s"; quiet since ${c.lastInputMs} ms, Spark's eviction watermark " +
+        s"${c.sparkEvictionMs} ms").getOrElse("")))
 
   override protected def withNewChildInternal(newChild: SparkPlan): StreamingWindowedAggregateExec =
     copy(child = newChild)

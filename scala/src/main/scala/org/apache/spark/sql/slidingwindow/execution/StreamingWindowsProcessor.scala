@@ -18,7 +18,8 @@ final case class StreamingWindowsContext(
     inputAttributes: Seq[Attribute],
     appendMode: Boolean,
     lateEventsWatermarkMicros: Option[Long],
-    evictionWatermarkMicros: Option[Long]) {
+    evictionWatermarkMicros: Option[Long],
+    sparkEvictionWatermarkMicros: Option[Long] = None) {
   def layout: WindowStateLayout = state.layout
 }
 
@@ -43,6 +44,13 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) exten
 
   /** Rows dropped as late so far: all of them once the output is exhausted. */
   var droppedLateRows = 0L
+
+  /**
+   * Windows emitted in append mode that Spark's own eviction watermark left open, closed by the
+   * operator's idle clock (`sparkEvictionWatermarkMicros`, where the operator keeps one).
+   */
+  var windowsClosedWhileIdle = 0L
+  private val closedWhileIdleAfter = if (appendMode) sparkEvictionWatermarkMicros else None
 
   /** The output rows of this micro-batch, computed as they are pulled. Call once. */
   final def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
@@ -87,11 +95,19 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) exten
     }
   }
 
-  /** Emits the windows of one group that `wanted(start, end)` accepts, as output rows. */
+  /**
+   * Emits the windows of one group that `wanted(start, end)` accepts, as output rows; those that
+   * the watermark closes (`byWatermark`: not a batch window that its group's stream time left)
+   * past Spark's own are counted in [[windowsClosedWhileIdle]].
+   */
   protected final class Sink(group: UnsafeRow, wanted: (Long, Long) => Boolean) extends WindowSink {
     private val keys = outputKeys(group).copy()
+    var byWatermark = true
     override def window(start: Long, end: Long, contents: WindowContents): Unit = {
-      if (wanted(start, end)) emit(writer.write(keys, start, end, contents))
+      if (wanted(start, end)) {
+        if (byWatermark && closedWhileIdleAfter.exists(end > _)) windowsClosedWhileIdle += 1
+        emit(writer.write(keys, start, end, contents))
+      }
     }
   }
 }

@@ -23,11 +23,17 @@ object StreamingQueryContext {
 
   private val batchIdProperty = "streaming.sql.batchId"
 
+  /** The query the current thread runs micro-batches of, if it is a stream thread. */
+  def currentQuery(session: SparkSession): Option[StreamExecution] =
+    for {
+      id <- Option(session.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY))
+      query <- Option(session.sharedState.activeStreamingQueries.get(UUID.fromString(id)))
+    } yield query
+
   def currentExecution(session: SparkSession): Option[IncrementalExecution] = {
     val sc = session.sparkContext
     for {
-      id <- Option(sc.getLocalProperty(StreamExecution.QUERY_ID_KEY))
-      query <- Option(session.sharedState.activeStreamingQueries.get(UUID.fromString(id)))
+      query <- currentQuery(session)
       execution <- Option(query.lastExecution)
       if Option(sc.getLocalProperty(batchIdProperty)).forall(_.toLong == execution.currentBatchId)
     } yield execution

@@ -8,6 +8,7 @@ import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
+import org.apache.spark.sql.slidingwindow.idle.IdleSettings
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate}
 import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateFormatVersion, WindowOperatorRecord}
 import org.apache.spark.sql.slidingwindow.analysis.TimeColumnWatermark
@@ -59,7 +60,9 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       }).getOrElse((newVersion, StateArrangement.forNewQuery(conf)))
       execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, arrangement, conf))
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
-        results, stateFormatVersion, arrangement, stateInfo, outputMode, None, None, planLater(a.child))
+        results, stateFormatVersion, arrangement, stateInfo, outputMode, None, None,
+        IdleSettings(conf).copy(availableNow = MicroBatchInput.availableNow(session)), None,
+        planLater(a.child))
     }
   }
 

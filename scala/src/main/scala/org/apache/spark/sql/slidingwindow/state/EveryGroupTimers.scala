@@ -16,8 +16,12 @@ private[state] final class EveryGroupTimers(store: StateStore, layout: WindowSta
     codec: WindowStateCodec, watermark: Option[Long]) extends EntryTimers(watermark) {
 
   override def hasTimeIndex: Boolean = false
-  override def schedule(time: Long, group: InternalRow): Unit = ()
+  // Nothing is stored, but with a watermark every group is visited in every micro-batch, and each
+  // visit schedules the group's next one: the earliest of those is the next due.
+  private var earliest = Long.MaxValue
+  override def schedule(time: Long, group: InternalRow): Unit = if (time < earliest) earliest = time
   override def unschedule(time: Long, group: InternalRow): Unit = ()
+  override def nextDue: Long = earliest
 
   // Collected first: visits write rows of the groups, and this provider keeps its whole state in
   // memory anyway.

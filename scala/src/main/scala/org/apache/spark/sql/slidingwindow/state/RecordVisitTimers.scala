@@ -60,6 +60,7 @@ private[state] final class RecordVisitTimers(
       record.nextVisit = NoVisit
       session.markChanged()
     }
+    if (record.nextVisit != NoVisit && record.nextVisit < earliestClosed) earliestClosed = record.nextVisit
     if (entries.hasTimeIndex) updateIndex()
   }
 
@@ -134,6 +135,16 @@ private[state] final class RecordVisitTimers(
    */
   private def onlyClaimedEntriesDue: Boolean =
     commitRow.exists(_.indexEntries == claimed.count + unclaimedRemovedDue)
+
+  // The earliest next visit of the groups closed in this micro-batch.
+  private var earliestClosed = Long.MaxValue
+
+  /**
+   * The earliest next visit of the groups closed, and with a time index, its first entry (the
+   * groups not opened): without one, every group is opened in a micro-batch with a watermark.
+   */
+  override def nextDue: Long =
+    if (entries.hasTimeIndex) math.min(earliestClosed, entries.nextDue) else earliestClosed
 
   /** Whether the group met by [[due]] has a visit due: its entry may be a lower bound only. */
   override def stillDue: Boolean = record.nextVisit != NoVisit && record.nextVisit <= consumedThrough

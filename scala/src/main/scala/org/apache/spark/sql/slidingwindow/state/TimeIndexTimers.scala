@@ -50,6 +50,13 @@ private[state] final class TimeIndexTimers(store: StateStore, layout: WindowStat
   override def scheduledThrough(watermark: Long, except: GroupSet, counted: Boolean): Iterator[UnsafeRow] =
     new IndexHead(watermark, consume = false, except, counted)
 
+  /** The time of the first entry of the index: one seek. */
+  override def nextDue: Long = {
+    val entries = StateStoreApi.iterator(store, layout.indexFamily)
+    try if (entries.hasNext) codec.timeOfIndex(entries.next().key) else Long.MaxValue
+    finally entries.close()
+  }
+
   override def countEntries(): Long = {
     val entries = StateStoreApi.iterator(store, layout.indexFamily)
     var n = 0L

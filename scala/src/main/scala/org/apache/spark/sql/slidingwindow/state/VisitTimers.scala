@@ -36,4 +36,11 @@ trait VisitTimers {
    * out. Only where [[WindowState.claimsVisitsAtIngestion]] (state format 2).
    */
   def claimVisit(group: UnsafeRow, firstNew: Long): Boolean
+
+  /**
+   * Once the micro-batch's visits are done: the earliest time a visit is scheduled at, as far as
+   * the state knows without reading every group (it may be earlier than the visit itself, never
+   * later); Long.MaxValue: none. No window closes before the watermark reaches it.
+   */
+  def nextDue: Long
 }

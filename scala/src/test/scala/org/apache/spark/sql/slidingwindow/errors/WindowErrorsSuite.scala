@@ -44,6 +44,8 @@ class WindowErrorsSuite {
     "stateStorageUnsupported" -> (() => WindowErrors.stateStorageUnsupported(
       "sliding_window", "time index", "a time index (Spark 4.0 and later)", "file:/ck")),
     "jarForAnotherSpark" -> (() => WindowErrors.jarForAnotherSpark("4.0.5", "4.3.0", "4.3")),
+    "invalidSetting" -> (() => WindowErrors.invalidSetting("spark.sql.slidingWindow.idleTimeout", "soon",
+      "a duration such as 30s, 5min or '10 minutes', not negative")),
     "boundsOverflow" -> (() => WindowErrors.boundsOverflow("sliding_window", Long.MaxValue, 10L)))
 
   /** The exception of a factory, thrown (analysis errors) or returned (run-time errors). */

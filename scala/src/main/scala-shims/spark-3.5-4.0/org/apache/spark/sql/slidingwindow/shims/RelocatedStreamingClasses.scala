@@ -17,5 +17,6 @@ object RelocatedStreamingClasses {
   val StatefulOperatorCustomSumMetric: stateful.StatefulOperatorCustomSumMetric.type =
     stateful.StatefulOperatorCustomSumMetric
   type IncrementalExecution = runtime.IncrementalExecution
+  type StreamExecution = runtime.StreamExecution
   val StreamExecution: runtime.StreamExecution.type = runtime.StreamExecution
 }

@@ -1,0 +1,100 @@
+package org.apache.spark.sql.slidingwindow.idle
+
+import org.junit.Assert._
+import org.junit.Test
+
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.slidingwindow.errors.WindowAnalysisException
+
+/**
+ * The rule of docs/streaming.md, "When the stream goes quiet", as the idle clock computes it from
+ * one micro-batch to the next, written out by hand for each case.
+ */
+class IdleClockSuite {
+  private val timeout = IdleSettings(Some(1000L), closeAtEndOfInput = false)
+  private val atEnd = IdleSettings(None, closeAtEndOfInput = true, availableNow = true)
+
+  /** The next micro-batch's clock: at `t`, with input or not, under Spark's watermarks. */
+  private def next(previous: Option[IdleClock], settings: IdleSettings, t: Long, input: Boolean,
+      late: Long, eviction: Long, endOfInput: Boolean = false): IdleClock =
+    IdleClock.next(previous, settings, t, input, late, eviction, endOfInput, closeAllMs = eviction + 5000L)
+
+  @Test def theWatermarkMovesWithTheClockOnceQuietForTheTimeout(): Unit = {
+    val first = next(None, timeout, 10000L, input = true, 0L, 0L)
+    assertEquals(10000L, first.lastInputMs)
+    assertEquals(0L, first.evictionMs)
+    val settled = next(Some(first), timeout, 10500L, input = false, 0L, 4000L) // Spark's moved
+    assertEquals((4000L, false), (settled.evictionMs, settled.movedOn))
+    val quiet = next(Some(settled), timeout, 12500L, input = false, 4000L, 4000L) // 2.5 s quiet
+    assertEquals(10000L, quiet.lastInputMs)
+    assertEquals(4000L + 1500L, quiet.evictionMs)
+    assertEquals(4000L, quiet.lateMs) // the late-rows watermark follows one micro-batch behind
+    assertTrue(quiet.movedOn)
+    val later = next(Some(quiet), timeout, 13000L, input = false, 4000L, 4000L)
+    assertEquals((6000L, 5500L), (later.evictionMs, later.lateMs))
+  }
+
+  @Test def rowsRestartTheClockAndTheWatermarkNeverGoesBack(): Unit = {
+    val quiet = IdleClock(20000L, hadInput = false, lastInputMs = 10000L, sparkEvictionMs = 4000L,
+      lateMs = 9000L, evictionMs = 13000L)
+    val rows = next(Some(quiet), timeout, 21000L, input = true, 4000L, 4000L)
+    assertEquals(21000L, rows.lastInputMs)
+    assertEquals(13000L, rows.evictionMs) // Spark's own (4 s) is lower
+    assertEquals(13000L, rows.lateMs) // rows in what the idle close emitted are late
+    assertFalse(IdleClock.next(Some(rows), timeout, 21500L, hadInput = false, 4000L, 14000L,
+      endOfInput = false, closeAllMs = 0L).movedOn)
+  }
+
+  @Test def endOfInputClosesEverythingOnceWithoutInput(): Unit = {
+    val data = next(None, atEnd, 1000L, input = true, 0L, 0L)
+    assertEquals(0L, data.evictionMs)
+    val end = next(Some(data), atEnd, 1100L, input = false, 0L, 4000L, endOfInput = true)
+    assertEquals(9000L, end.evictionMs)
+    // Not without the setting, nor in a micro-batch with input.
+    assertEquals(4000L, next(Some(data), IdleSettings.off, 1100L, input = false, 0L, 4000L, endOfInput = true).evictionMs)
+    assertEquals(4000L, next(Some(data), atEnd, 1100L, input = true, 0L, 4000L, endOfInput = true).evictionMs)
+  }
+
+  @Test def anotherMicroBatchOnlyWhenItClosesAWindow(): Unit = {
+    val clock = IdleClock(10000L, hadInput = false, lastInputMs = 10000L, sparkEvictionMs = 4000L,
+      lateMs = 4000L, evictionMs = 4000L)
+    // Quiet for 1.5 s past the timeout at 12.5 s: the watermark would reach 5.5 s.
+    assertTrue(clock.wantsAnotherBatch(timeout, 4000L, 12500L, nextDueMicros = 5500000L))
+    assertFalse("nothing due by then", clock.wantsAnotherBatch(timeout, 4000L, 12500L, nextDueMicros = 5500001L))
+    assertFalse("not quiet for long enough", clock.wantsAnotherBatch(timeout, 4000L, 10900L, nextDueMicros = 0L))
+    assertFalse("nothing open", clock.wantsAnotherBatch(timeout, 4000L, 99000L, nextDueMicros = Long.MaxValue))
+    assertFalse("an AvailableNow run ends", clock.wantsAnotherBatch(timeout.copy(availableNow = true), 4000L,
+      99000L, nextDueMicros = 0L))
+    val data = clock.copy(hadInput = true)
+    assertTrue("the end of an AvailableNow run's input", data.wantsAnotherBatch(atEnd, 4000L, 10001L, 0L))
+    assertFalse("once", clock.wantsAnotherBatch(atEnd, 4000L, 10001L, 0L))
+  }
+
+  @Test def theClockIsKeptAsJson(): Unit = {
+    val clock = IdleClock(1L, hadInput = true, lastInputMs = -2L, sparkEvictionMs = Long.MinValue,
+      lateMs = Long.MaxValue, evictionMs = 5L)
+    assertEquals(clock, IdleClock.fromJson(clock.json))
+  }
+
+  @Test def settingsAreDurations(): Unit = {
+    def read(value: String): IdleSettings = {
+      val conf = new SQLConf
+      conf.setConfString(IdleSettings.timeoutKey, value)
+      IdleSettings(conf)
+    }
+    assertEquals(Some(30000L), read("30s").timeoutMs)
+    assertEquals(Some(300000L), read("5min").timeoutMs)
+    assertEquals(Some(600000L), read("10 minutes").timeoutMs)
+    assertEquals(Some(7200000L), read("INTERVAL 2 HOURS").timeoutMs)
+    assertEquals(Some(0L), read("0").timeoutMs)
+    assertEquals(IdleSettings.off, IdleSettings(new SQLConf))
+    for (bad <- Seq("soon", "-5s", "1 month")) {
+      try {
+        read(bad)
+        fail(s"$bad was taken")
+      } catch {
+        case e: WindowAnalysisException => assertEquals("WINDOW_INVALID_SETTING", e.getCondition)
+      }
+    }
+  }
+}
