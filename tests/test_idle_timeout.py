@@ -164,14 +164,15 @@ def test_without_an_idle_timeout_the_last_windows_wait(spark, tmp_path, provider
         query.stop()
 
 
-def test_update_mode_lets_the_state_go(spark, tmp_path, rocksdb):
+@pytest.mark.parametrize("function", ["sliding", "batch"])
+def test_update_mode_lets_the_state_go(spark, tmp_path, rocksdb, function):
     """In update mode an idle close emits nothing (every window was emitted as it changed) and
     the state of the windows it closes goes."""
     folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
     events = first_events()
     write_file(folder, "0.json", events)
     with session_conf(spark, IDLE_CONF, "1s"):
-        query = start(spark, folder, checkpoint, sink, mode="update")
+        query = start(spark, folder, checkpoint, sink, function, mode="update")
     try:
         assert wait_for(lambda: any(op["numRowsTotal"] == 0 and op["numInputRows"] == 0
                                     for op in operator_progress(query)[1:]))
@@ -179,7 +180,7 @@ def test_update_mode_lets_the_state_go(spark, tmp_path, rocksdb):
         for batch_id in sorted(sink.batches):
             for k, s, e, n, total in sink.batches[batch_id]:
                 final[(k, s, e)] = (n, total)
-        assert final == expected(events, "sliding")
+        assert final == expected(events, function)
         assert all(custom(op, "numWindowsClosedWhileIdle") == 0 for op in operator_progress(query))
     finally:
         query.stop()
