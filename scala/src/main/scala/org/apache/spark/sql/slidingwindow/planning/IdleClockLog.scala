@@ -1,9 +1,7 @@
 package org.apache.spark.sql.slidingwindow.planning
 
-import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.ConcurrentHashMap
 
-import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.{FileSystem, Path}
 
 import org.apache.spark.internal.Logging
@@ -37,7 +35,8 @@ object IdleClockLog extends Logging {
   def clock(session: SparkSession, execution: IncrementalExecution, operatorId: Long, settings: IdleSettings)(
       next: Option[IdleClock] => IdleClock): Option[IdleClock] = {
     val log = dir(execution, operatorId)
-    val fs = log.getFileSystem(session.sessionState.newHadoopConf())
+    // Only where it is needed: a query without a clock plans every micro-batch without it.
+    lazy val fs = log.getFileSystem(session.sessionState.newHadoopConf())
     val keeps = runs.computeIfAbsent((execution.runId, operatorId),
       _ => java.lang.Boolean.valueOf(settings.enabled || fs.exists(log)))
     if (!keeps) None
@@ -49,8 +48,7 @@ object IdleClockLog extends Logging {
       val timestamp = execution.offsetSeqMetadata.batchTimestampMs
       Some(read(fs, file).filter(_.batchTimestampMs == timestamp).getOrElse {
         val clock = next(read(fs, new Path(log, (batch - 1).toString)))
-        val out = fs.create(file, true)
-        try out.write(clock.json.getBytes(UTF_8)) finally out.close()
+        CheckpointFiles.write(fs, file, clock.json)
         val old = new Path(log, (batch - kept).toString)
         if (batch >= kept && fs.exists(old)) fs.delete(old, false)
         if (clock.movedOn) {
@@ -64,9 +62,5 @@ object IdleClockLog extends Logging {
   }
 
   private def read(fs: FileSystem, file: Path): Option[IdleClock] =
-    if (!fs.exists(file)) None
-    else {
-      val in = fs.open(file)
-      try Some(IdleClock.fromJson(new String(IOUtils.toByteArray(in), UTF_8))) finally in.close()
-    }
+    CheckpointFiles.read(fs, file).map(IdleClock.fromJson)
 }

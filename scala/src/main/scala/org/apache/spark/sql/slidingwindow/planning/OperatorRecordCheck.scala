@@ -1,10 +1,8 @@
 package org.apache.spark.sql.slidingwindow.planning
 
-import java.nio.charset.StandardCharsets.UTF_8
 import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
 
-import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.Path
 
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
@@ -59,8 +57,7 @@ object OperatorRecordCheck {
     val checkpoint = new Path(execution.checkpointLocation).getParent.toString
 
     def write(record: WindowOperatorRecord): (Int, StateArrangement) = {
-      val out = fs.create(file, true)
-      try out.write(record.json.getBytes(UTF_8)) finally out.close()
+      CheckpointFiles.write(fs, file, record.json)
       (record.stateFormatVersion, record.arrangement.get)
     }
     def newQuery(): (Int, StateArrangement) =
@@ -69,9 +66,7 @@ object OperatorRecordCheck {
     if (execution.currentBatchId == 0) {
       newQuery()
     } else if (fs.exists(file)) {
-      val in = fs.open(file)
-      val recorded = try WindowOperatorRecord.fromJson(new String(IOUtils.toByteArray(in), UTF_8))
-        finally in.close()
+      val recorded = WindowOperatorRecord.fromJson(CheckpointFiles.read(fs, file).get)
       if (!StateFormatVersion.supported.contains(recorded.stateFormatVersion)) {
         WindowErrors.stateFormatUnsupported(query.function, recorded.stateFormatVersion,
           StateFormatVersion.supported, checkpoint)

@@ -1,0 +1,23 @@
+package org.apache.spark.sql.slidingwindow.planning
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import org.apache.commons.io.IOUtils
+import org.apache.hadoop.fs.{FileSystem, Path}
+
+/** The extension's own small text files in a query's checkpoint (its operator record, its clocks). */
+object CheckpointFiles {
+  /** The text of `file`, if it exists. */
+  def read(fs: FileSystem, file: Path): Option[String] =
+    if (!fs.exists(file)) None
+    else {
+      val in = fs.open(file)
+      try Some(new String(IOUtils.toByteArray(in), UTF_8)) finally in.close()
+    }
+
+  /** Writes `text` as `file`, replacing it. */
+  def write(fs: FileSystem, file: Path, text: String): Unit = {
+    val out = fs.create(file, true)
+    try out.write(text.getBytes(UTF_8)) finally out.close()
+  }
+}
