@@ -1,8 +1,9 @@
 """Spark Declarative Pipelines (`spark-pipelines`, where the installed pyspark has it) with a
 windowed aggregation, run as a new user runs it (docs/deployment.md, "Spark Declarative
 Pipelines"): a Python flow reads JSON files with a watermark, a SQL flow is a streaming table of
-`sliding_window`. A triggered run emits the batch query's windows for the part its watermark
-closed; with `closeAtEndOfInput` it also emits its tail."""
+`sliding_window`, with a Hive metastore so that the pipeline runs again. Each triggered run emits
+the batch query's windows for the part its watermark closed; with `closeAtEndOfInput` it also
+emits its tail."""
 from __future__ import annotations
 
 import os
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 
+import pyspark
 import pytest
 
 from checkout import fresh_main_jar
@@ -35,6 +37,9 @@ def write_pipeline(root: str, source: str, configuration: dict) -> None:
         f.write(textwrap.dedent(f"""\
             from pyspark import pipelines as dp
             from pyspark.sql import functions as F
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.active()  # pyspark 4.3 also predefines it; 4.1 and 4.2 do not
 
             @dp.temporary_view
             def events():
@@ -51,14 +56,33 @@ def write_pipeline(root: str, source: str, configuration: dict) -> None:
             """))
 
 
-def run_pipeline(root: str) -> None:
-    """`spark-pipelines run` with the extension's jar and class on the command line (static
-    settings: the spec's `configuration` cannot set them)."""
+def write_spark_defaults(root: str) -> str:
+    """The settings a Connect server takes when it starts, in a `spark-defaults.conf`: the jar,
+    the extension and a Hive metastore, so that a later run finds the table the first one made.
+    On the command line, pyspark 4.x's local Connect server keeps only the last ten of the
+    submit's settings (`PYSPARK_REMOTE_INIT_CONF_*` chunks overwrite each other), which drops the
+    extension or the catalog once there are a few of them (docs/deployment.md)."""
+    conf_dir = os.path.join(root, "conf")
+    os.makedirs(conf_dir, exist_ok=True)
+    with open(os.path.join(conf_dir, "spark-defaults.conf"), "w") as f:
+        f.write(f"spark.jars {fresh_main_jar()}\n"
+                f"spark.sql.extensions {EXTENSION_CLASS}\n"
+                "spark.sql.catalogImplementation hive\n"
+                f"spark.sql.warehouse.dir {root}/warehouse\n"
+                "spark.hadoop.javax.jdo.option.ConnectionURL "
+                f"jdbc:derby:;databaseName={root}/metastore_db;create=true\n")
+    return conf_dir
+
+
+def run_pipeline(root: str, conf_dir: str) -> None:
+    """`spark-pipelines run` as docs/deployment.md shows it: `SPARK_CONF_DIR` names the folder of
+    the server's settings. The Spark and Python of the test's own interpreter (which the script
+    would otherwise look up on the PATH)."""
     done = subprocess.run(
-        [PIPELINES, "--jars", fresh_main_jar(), "--conf", f"spark.sql.extensions={EXTENSION_CLASS}",
-         "--conf", f"spark.sql.warehouse.dir={root}/warehouse", "run", "--spec",
-         os.path.join(root, "spark-pipeline.yml")],
-        cwd=root, capture_output=True, text=True, timeout=600)
+        [PIPELINES, "run", "--spec", os.path.join(root, "spark-pipeline.yml")],
+        cwd=root, capture_output=True, text=True, timeout=600,
+        env=dict(os.environ, SPARK_CONF_DIR=conf_dir, SPARK_HOME=os.path.dirname(pyspark.__file__),
+                 PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable))
     assert done.returncode == 0 and "Run is COMPLETED" in done.stdout + done.stderr, \
         (done.stdout + done.stderr)[-6000:]
 
@@ -75,18 +99,23 @@ def closed(events, watermark: int) -> dict:
     return {w: v for w, v in expected(events, "sliding", SIZE).items() if w[2] <= watermark}
 
 
-@pytest.mark.parametrize("close_at_end", [False, True])
-def test_a_triggered_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_tail(spark, tmp_path, close_at_end):
-    """A run emits the windows its watermark closed, those of the batch query; with
-    `closeAtEndOfInput` (a session setting: in the spec) every window."""
+@pytest.mark.every_spark
+@pytest.mark.parametrize("close_at_end", [True, False])
+def test_each_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_tail(spark, tmp_path, close_at_end):
+    """Two runs of one pipeline, the second with new files: after each, the table holds the
+    windows its watermark closed, those of the batch query over every row so far; with
+    `closeAtEndOfInput` (a session setting: in the spec) every window so far."""
     root, source = str(tmp_path / "pipeline"), str(tmp_path / "in")
     os.makedirs(root)
-    events = first_events() + later_events()
-    write_file(source, "0.json", events)
     conf = {"spark.sql.shuffle.partitions": "2"}
     if close_at_end:
         conf["spark.sql.slidingWindow.closeAtEndOfInput"] = "true"
     write_pipeline(root, source, conf)
-    run_pipeline(root)
-    want = expected(events, "sliding", SIZE)
-    assert table(spark, root) == (want if close_at_end else closed(events, max(e[1] for e in events) - DELAY))
+    conf_dir = write_spark_defaults(root)
+    events = []
+    for name, new in (("0.json", first_events()), ("1.json", later_events())):
+        write_file(source, name, new)
+        events += new
+        run_pipeline(root, conf_dir)
+        want = expected(events, "sliding", SIZE)
+        assert table(spark, root) == (want if close_at_end else closed(events, max(e[1] for e in events) - DELAY))

@@ -147,21 +147,32 @@ def explain_text(query) -> str:
         return jquery.streamingQuery().explainInternal(False)
 
 
-def test_without_an_idle_timeout_the_last_windows_wait(spark, tmp_path, provider):
-    """The control: Spark's watermark alone leaves the windows of the last rows open."""
-    folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
+def test_each_query_keeps_the_setting_it_started_with(spark, tmp_path, provider):
+    """The settings are per query: read when it starts. Two queries of one session over the same
+    input, one started with a timeout and one without: the first emits every window; for the
+    second, the control, Spark's watermark alone leaves the windows of the last rows open."""
+    folder = str(tmp_path / "in")
     events = first_events()
     write_file(folder, "0.json", events)
-    query = start(spark, folder, checkpoint, sink)
+    timed, untimed = Sink(), Sink()
+    with session_conf(spark, IDLE_CONF, "1s"):
+        timed_query = start(spark, folder, str(tmp_path / "cp-timed"), timed)
+    untimed_query = start(spark, folder, str(tmp_path / "cp-untimed"), untimed)
     try:
         want = expected(events, "sliding")
         spark_watermark = max(e[1] for e in events) - SEC
         closed = {w: v for w, v in want.items() if w[2] <= spark_watermark}
-        assert wait_for(lambda: len(sink.windows()) >= len(closed))
-        time.sleep(4)  # longer than an idle close would take
-        assert sink.as_dict() == closed
+        assert closed != want, "the test's input must leave windows that Spark's watermark does not close"
+        assert wait_for(lambda: len(timed.windows()) >= len(want))
+        assert wait_for(lambda: len(untimed.windows()) >= len(closed))
+        time.sleep(4)  # longer than an idle close takes
+        assert timed.as_dict() == want
+        assert untimed.as_dict() == closed
+        assert "whenQuiet=idle timeout 1s" in explain_text(timed_query)
+        assert "whenQuiet=off" in explain_text(untimed_query)
     finally:
-        query.stop()
+        timed_query.stop()
+        untimed_query.stop()
 
 
 @pytest.mark.parametrize("function", ["sliding", "batch"])
