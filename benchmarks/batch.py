@@ -29,7 +29,7 @@ from typing import Dict, List, Optional
 
 from pyspark.sql import DataFrame, SparkSession
 
-from benchmarks.common import (Timeout, machine_markdown, markdown_table, publish, ratio, run,
+from benchmarks.common import (finish, Timeout, machine_markdown, markdown_table, ratio, run,
                                seconds, session, timed)
 
 BASE_MS = 1_704_067_200_000  # 2024-01-01T00:00:00Z
@@ -155,13 +155,7 @@ def main(argv: Optional[List[str]] = None) -> Dict:
               f"(same rows: {same}), hopping {seconds(c)} s, floor {seconds(d)} s", flush=True)
         if same is False:
             print("ERROR: ours and plain Spark disagree", file=sys.stderr)
-
-    report = render(args, results)
-    publish(report, args.report)
-    spark.stop()
-    if any(r["same_rows"] is False for r in results):
-        raise SystemExit(1)
-    return {"results": results}
+    return finish(spark, render(args, results), args.report, results)
 
 
 def render(args, results) -> str:

@@ -123,6 +123,16 @@ def publish(report: str, path: Optional[str]) -> None:
             f.write(report + "\n")
 
 
+def finish(spark: SparkSession, report: str, path: Optional[str], results: List[Dict]) -> Dict:
+    """Publishes the report and stops the session; exits non-zero when a query of ours gave other
+    rows than plain Spark's (`same_rows` False in a result)."""
+    publish(report, path)
+    spark.stop()
+    if any(r["same_rows"] is False for r in results):
+        raise SystemExit(1)
+    return {"results": results}
+
+
 def seconds(t: Optional[float]) -> str:
     return "-" if t is None else f"{t:.2f}"
 

@@ -30,6 +30,15 @@ def test_batch_benchmark_runs_and_finds_the_same_rows(tmp_path):
     assert "| 10 |" in text and "| 100 |" in text and "(a) / (d)" in text
 
 
+def test_trailing_benchmark_runs_and_finds_the_same_rows(tmp_path):
+    report = tmp_path / "trailing.md"
+    out = run_benchmark("benchmarks.trailing", "--rows", "20000", "--groups", "10",
+                        "--rows-per-frame", "10,100", "--repeat", "1", "--report", str(report))
+    assert out.count("same rows: True") == 2
+    text = report.read_text()
+    assert "| 10 |" in text and "| 100 |" in text and "Spark / ours" in text
+
+
 def test_streaming_benchmark_runs(tmp_path):
     out = run_benchmark("benchmarks.streaming", "--groups", "50", "--rows-per-batch", "200",
                         "--advance", "10", "--window", "10", "--delay", "5", "--measured", "3",

@@ -183,3 +183,21 @@ class ExactMoments:
                 return None
             return 1.0 if cyy == 0 else float(cxy * cxy / (cxx * cyy))
         raise ValueError(name)
+
+
+def trailing_frames(
+    rows: Sequence[Any],
+    size: int,
+    key: Callable[[Any], Hashable],
+    time: Callable[[Any], Any],
+) -> List[List[Any]]:
+    """The frame of each row of `rows` (in their order) under `RANGE BETWEEN size PRECEDING AND
+    CURRENT ROW`, partitioned by `key` and ordered by `time`: the rows of its partition whose time
+    is in [t - size, t]; a row with a null time has the rows of its partition with a null time."""
+    frames = []
+    for r in rows:
+        t = time(r)
+        frames.append([o for o in rows if key(o) == key(r) and (
+            (t is None and time(o) is None) or
+            (t is not None and time(o) is not None and t - size <= time(o) <= t))])
+    return frames

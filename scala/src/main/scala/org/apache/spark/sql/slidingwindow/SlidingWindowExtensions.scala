@@ -8,7 +8,7 @@ import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggrega
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.{BatchWindow, SlidingWindow}
 import org.apache.spark.sql.slidingwindow.optimizer.PruneWindowedAggregateInput
-import org.apache.spark.sql.slidingwindow.planning.{StreamingWatermarks, WindowedAggregateStrategy}
+import org.apache.spark.sql.slidingwindow.planning.{StreamingWatermarks, TrailingWindowStrategy, WindowedAggregateStrategy}
 import org.apache.spark.sql.slidingwindow.shims.HintResolutionRules
 
 /**
@@ -34,6 +34,7 @@ class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPlanNormalizationRule(_ => PlanWindowedAggregates)
     extensions.injectOptimizerRule(_ => PruneWindowedAggregateInput)
     extensions.injectPlannerStrategy(s => WindowedAggregateStrategy(s.asInstanceOf[ClassicSession]))
+    extensions.injectPlannerStrategy(_ => TrailingWindowStrategy)
     extensions.injectColumnar(s => StreamingWatermarks(s.asInstanceOf[ClassicSession]))
   }
 }

@@ -153,7 +153,7 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
       (t.asInstanceOf[TypedImperativeAggregate[Any]], offset)
     }
 
-  @transient private lazy val resultTypes = aggregates.map(_.aggregateFunction.dataType)
+  @transient lazy val resultTypes: Seq[DataType] = aggregates.map(_.aggregateFunction.dataType)
   @transient private lazy val imperativeResultIndex: Array[(ImperativeAggregate, Int)] =
     functions.zipWithIndex.collect { case (ia: ImperativeAggregate, i) => (ia, i) }
 

@@ -1,0 +1,68 @@
+package org.apache.spark.sql.slidingwindow.expressions
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, AttributeReference, CurrentRow, Expression, NamedExpression, RangeFrame, SortOrder, SpecifiedWindowFrame, WindowExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
+import org.apache.spark.sql.types.{CalendarIntervalType, DayTimeIntervalType, TimestampNTZType, TimestampType}
+import org.apache.spark.unsafe.types.CalendarInterval
+
+/**
+ * A trailing window: an aggregate over `PARTITION BY ... ORDER BY <time> RANGE BETWEEN <size>
+ * PRECEDING AND CURRENT ROW`, `time` a TIMESTAMP or TIMESTAMP_NTZ in ascending order. Each row's
+ * frame is every row of its partition whose time is in `[t - size, t]`: its peers (rows at `t`)
+ * included, which is the KIP-450 left window of the row.
+ *
+ * The window expression may sit inside a scalar expression, as the optimizer leaves a decimal
+ * sum: `MakeDecimal(sum(UnscaledValue(x)) OVER w)`; `value` is that expression over the
+ * aggregate's result.
+ *
+ * @param output    the window expression as the Window node names it (its attribute is a column
+ *                  of the output)
+ * @param aggregate the aggregate over the frame
+ * @param size      the frame's length in microseconds (0 for `CURRENT ROW AND CURRENT ROW`)
+ * @param result    the aggregate's result
+ * @param value     the output column's value, over `result`
+ */
+final case class TrailingFrame(
+    output: NamedExpression,
+    aggregate: AggregateExpression,
+    size: Long,
+    result: AttributeReference,
+    value: Expression)
+
+object TrailingFrame {
+  /** The trailing window of a Window node's expression, if it is one. */
+  def of(expression: NamedExpression, orderSpec: Seq[SortOrder]): Option[TrailingFrame] = expression match {
+    case Alias(child, _) if isTimeOrder(orderSpec) =>
+      child.collect { case w: WindowExpression => w } match {
+        case Seq(w @ WindowExpression(ae: AggregateExpression, spec))
+            if !ae.isDistinct && ae.filter.isEmpty && spec.orderSpec == orderSpec =>
+          spec.frameSpecification match {
+            case SpecifiedWindowFrame(RangeFrame, lower, CurrentRow) => sizeOf(lower).map { size =>
+              val result = AttributeReference("trailing", ae.dataType, nullable = true)()
+              TrailingFrame(expression, ae, size, result, child.transformUp { case `w` => result })
+            }
+            case _ => None
+          }
+        case _ => None
+      }
+    case _ => None
+  }
+
+  private def isTimeOrder(orderSpec: Seq[SortOrder]): Boolean = orderSpec match {
+    case Seq(SortOrder(time, Ascending, _, _)) => time.dataType == TimestampType || time.dataType == TimestampNTZType
+    case _ => false
+  }
+
+  /** The length of `lower` PRECEDING, a constant fixed-length interval (months vary: none). */
+  private def sizeOf(lower: Expression): Option[Long] = lower match {
+    case CurrentRow => Some(0L)
+    case e if e.foldable && (e.dataType.isInstanceOf[DayTimeIntervalType] || e.dataType == CalendarIntervalType) =>
+      e.eval() match {
+        case micros: Long if micros <= 0 && micros != Long.MinValue => Some(-micros)
+        case i: CalendarInterval if i.months == 0 && i.days == 0 && i.microseconds <= 0 &&
+            i.microseconds != Long.MinValue => Some(-i.microseconds)
+        case _ => None
+      }
+    case _ => None
+  }
+}

@@ -1,0 +1,119 @@
+"""Trailing windows in batch queries (docs/trailing-windows.md): Spark's own `agg OVER (PARTITION
+BY k ORDER BY ts RANGE BETWEEN <size> PRECEDING AND CURRENT ROW)`, which the extension plans as
+one TrailingWindow operator for every size. Checked on random inputs against the frames of
+tests/support/reference.py and against Spark's own Window operator (the extension's planning
+turned off) on the same DataFrame."""
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import random
+from typing import List
+
+import pytest
+from pyspark.sql import Row
+
+from reference import trailing_frames
+from streaming_harness import session_conf
+
+TRAILING_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
+SEC = 1_000_000
+BASE = datetime.datetime(2024, 3, 1, tzinfo=datetime.timezone.utc)
+SIZES = {"10 seconds": 10 * SEC, "1 minute": 60 * SEC, "0 seconds": 0}
+
+
+def random_rows(rng: random.Random, n: int) -> List[tuple]:
+    keys = ["a", "b", "c", None]
+    rows = []
+    for i in range(n):
+        t = None if rng.random() < 0.03 else rng.choice([rng.randrange(0, 300), rng.randrange(0, 300) * SEC // 2]) * (SEC // 4 if rng.random() < 0.5 else 1)
+        v = None if rng.random() < 0.1 else rng.randrange(-50, 100)
+        rows.append((i, rng.choice(keys), t, v))
+    return rows
+
+
+def frame_query(table: str, sizes) -> str:
+    cols = []
+    for name in sizes:
+        w = f"PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '{name}' PRECEDING AND CURRENT ROW"
+        tag = name.split()[0]
+        cols += [f"count(*) OVER ({w}) AS n_{tag}", f"count(v) OVER ({w}) AS c_{tag}",
+                 f"sum(v) OVER ({w}) AS s_{tag}", f"min(v) OVER ({w}) AS lo_{tag}",
+                 f"max(v) OVER ({w}) AS hi_{tag}", f"avg(v) OVER ({w}) AS a_{tag}",
+                 f"sort_array(collect_list(v) OVER ({w})) AS l_{tag}",
+                 f"sum(CAST(v AS DECIMAL(10, 2))) OVER ({w}) AS d_{tag}"]
+    return f"SELECT id, k, ts, v, {', '.join(cols)} FROM {table}"
+
+
+def as_micros(ts) -> int:
+    return None if ts is None else round((ts - BASE).total_seconds() * SEC)
+
+
+def reference(rows, sizes) -> dict:
+    out = {}
+    for name, size in sizes.items():
+        tag = name.split()[0]
+        for r, frame in zip(rows, trailing_frames(rows, size, key=lambda x: x[1], time=lambda x: x[2])):
+            vs = [f[3] for f in frame if f[3] is not None]
+            out.setdefault(r[0], {}).update({
+                f"n_{tag}": len(frame), f"c_{tag}": len(vs), f"s_{tag}": sum(vs) if vs else None,
+                f"lo_{tag}": min(vs) if vs else None, f"hi_{tag}": max(vs) if vs else None,
+                f"a_{tag}": sum(vs) / len(vs) if vs else None, f"l_{tag}": sorted(vs),
+                f"d_{tag}": decimal.Decimal(sum(vs)).quantize(decimal.Decimal("0.01")) if vs else None})
+    return out
+
+
+def result(df) -> dict:
+    return {r["id"]: {c: r[c] for c in df.columns if c not in ("id", "k", "ts", "v")} for r in df.collect()}
+
+
+def same(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return False
+    for i in a:
+        for c, x in a[i].items():
+            y = b[i][c]
+            if isinstance(x, float) or isinstance(y, float):
+                if (x is None) != (y is None) or (x is not None and not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9)):
+                    return False
+            elif x != y:
+                return False
+    return True
+
+
+def plan_text(df) -> str:
+    return df._jdf.queryExecution().executedPlan().toString()
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("seed", range(6))
+def test_trailing_frames_equal_the_definition_and_sparks_own_window(spark, seed):
+    rng = random.Random(seed)
+    rows = random_rows(rng, rng.choice([40, 200, 600]))
+    df = spark.createDataFrame(
+        [(i, k, None if t is None else BASE + datetime.timedelta(microseconds=t), v) for i, k, t, v in rows],
+        "id int, k string, ts timestamp, v int")
+    df.createOrReplaceTempView("events")
+    query = frame_query("events", SIZES)
+    ours = spark.sql(query)
+    assert "TrailingWindow" in plan_text(ours) and "WindowExec" not in plan_text(ours)
+    got = result(ours)
+    assert same(got, reference(rows, SIZES)), "differs from the definition"
+    with session_conf(spark, TRAILING_CONF, "false"):
+        theirs = spark.sql(query)
+        assert "TrailingWindow" not in plan_text(theirs)
+        assert same(got, result(theirs)), "differs from Spark's Window"
+
+
+def test_other_windows_are_left_to_spark(spark):
+    """ROWS frames, FOLLOWING, ranking functions and a descending order run in Spark's Window."""
+    spark.createDataFrame([(1, "a", BASE, 1)], "id int, k string, ts timestamp, v int").createOrReplaceTempView("one")
+    for expression in ["count(*) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
+                       "count(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL 1 MINUTE PRECEDING AND INTERVAL 1 MINUTE FOLLOWING)",
+                       "row_number() OVER (PARTITION BY k ORDER BY ts)",
+                       "count(*) OVER (PARTITION BY k ORDER BY ts DESC RANGE BETWEEN INTERVAL 1 MINUTE PRECEDING AND CURRENT ROW)",
+                       "count(*) OVER (PARTITION BY k ORDER BY v RANGE BETWEEN 2 PRECEDING AND CURRENT ROW)"]:
+        df = spark.sql(f"SELECT {expression} AS x FROM one")
+        assert "TrailingWindow" not in plan_text(df), expression
+        assert df.collect() == [Row(x=1)]
