@@ -119,6 +119,8 @@ def run_client(url: str, functions: list) -> dict:
         if line.startswith("RESULT "):
             r = json.loads(line[len("RESULT "):])
             results[r["function"]] = r
+        if line.startswith("TRAILING "):
+            results["trailing"] = json.loads(line[len("TRAILING "):])
         if line.startswith("ERROR "):
             r = json.loads(line[len("ERROR "):])
             results["errors"][r["query"]] = r
@@ -141,6 +143,15 @@ def test_connect_client_runs_window_functions(server_results, function):
     expected = [list(r) for r in CASES[function]]
     assert server_results[function]["api"] == expected
     assert server_results[function]["sql"] == expected
+
+
+def test_connect_client_runs_trailing_windows(server_results):
+    """`trailing_window` (a plain PySpark WindowSpec) and SQL's interval frame over Connect: each
+    row's trailing window of SPEC_SIZE, its left window in the contract's example, planned as the
+    TrailingWindow operator."""
+    want = [["A", 1, "A"], ["B", 2, "AB"], ["C", 3, "ABC"], ["D", 2, "CD"], ["E", 2, "DE"]]
+    trailing = server_results["trailing"]
+    assert trailing["api"] == want and trailing["sql"] == want and trailing["planned"], trailing
 
 
 @pytest.mark.parametrize("query,condition,sql_state", [

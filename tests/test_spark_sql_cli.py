@@ -24,15 +24,31 @@ def load_args(jar: str) -> list:
     return ["--jars", jar, "--conf", f"spark.sql.extensions={swa.EXTENSION_CLASS}"]
 
 
+# Each row's trailing window of SPEC_SIZE over the contract's rows, prefixed so that its lines
+# stand apart from the sliding windows'.
+TRAILING_SQL = (
+    "SELECT concat('TRAILING:', id), count(*) OVER w, concat_ws('', sort_array(collect_list(id) OVER w))"
+    "  FROM VALUES " + ", ".join(f"('{i}', timestamp_micros({t}))" for i, t in SPEC_ROWS)
+    + f"  AS events(id, ts) WINDOW w AS (ORDER BY ts RANGE BETWEEN INTERVAL '{SPEC_SIZE}' PRECEDING AND CURRENT ROW)"
+    " ORDER BY 1"
+)
+
+
 @pytest.mark.every_spark
 def test_spark_sql_cli_runs_the_spec_example(tmp_path):
+    """The contract's example as sliding windows, and as trailing windows (EXPLAIN shows the
+    TrailingWindow operator)."""
     jar = fresh_main_jar()
     # spark-sql keeps a Derby metastore and a warehouse in its working directory: a tmp one.
     result = subprocess.run(
-        [os.path.join(SPARK_HOME, "bin", "spark-sql"), *load_args(jar), *COMMON, "-e", SPEC_SQL],
+        [os.path.join(SPARK_HOME, "bin", "spark-sql"), *load_args(jar), *COMMON, "-e",
+         f"{SPEC_SQL}; {TRAILING_SQL}; EXPLAIN {TRAILING_SQL}"],
         cwd=tmp_path, env=spark_env(), capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-5000:]
     assert parse_rows(result.stdout) == SPEC_SLIDING, result.stdout
+    trailing = [line[len("TRAILING:"):].split("\t") for line in result.stdout.splitlines() if line.startswith("TRAILING:")]
+    assert trailing == [["A", "1", "A"], ["B", "2", "AB"], ["C", "3", "ABC"], ["D", "2", "CD"], ["E", "2", "DE"]], result.stdout
+    assert "TrailingWindow(" in result.stdout, result.stdout
 
 
 APP = textwrap.dedent(

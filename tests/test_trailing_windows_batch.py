@@ -9,6 +9,7 @@ import datetime
 import decimal
 import math
 import random
+import statistics
 from typing import List
 
 import pytest
@@ -42,7 +43,8 @@ def frame_query(table: str, sizes) -> str:
                  f"sum(v) OVER ({w}) AS s_{tag}", f"min(v) OVER ({w}) AS lo_{tag}",
                  f"max(v) OVER ({w}) AS hi_{tag}", f"avg(v) OVER ({w}) AS a_{tag}",
                  f"sort_array(collect_list(v) OVER ({w})) AS l_{tag}",
-                 f"sum(CAST(v AS DECIMAL(10, 2))) OVER ({w}) AS d_{tag}"]
+                 f"sum(CAST(v AS DECIMAL(10, 2))) OVER ({w}) AS d_{tag}",
+                 f"typed_sum(coalesce(v, 0)) OVER ({w}) AS t_{tag}", f"stddev_samp(v) OVER ({w}) AS sd_{tag}"]
     return f"SELECT id, k, ts, v, {', '.join(cols)} FROM {table}"
 
 
@@ -60,7 +62,8 @@ def reference(rows, sizes) -> dict:
                 f"n_{tag}": len(frame), f"c_{tag}": len(vs), f"s_{tag}": sum(vs) if vs else None,
                 f"lo_{tag}": min(vs) if vs else None, f"hi_{tag}": max(vs) if vs else None,
                 f"a_{tag}": sum(vs) / len(vs) if vs else None, f"l_{tag}": sorted(vs),
-                f"d_{tag}": decimal.Decimal(sum(vs)).quantize(decimal.Decimal("0.01")) if vs else None})
+                f"d_{tag}": decimal.Decimal(sum(vs)).quantize(decimal.Decimal("0.01")) if vs else None,
+                f"t_{tag}": sum(vs), f"sd_{tag}": statistics.stdev(vs) if len(vs) > 1 else None})
     return out
 
 
@@ -69,15 +72,19 @@ def result(df) -> dict:
 
 
 def same(a: dict, b: dict) -> bool:
+    """Equal results (floating point within 1e-9), the first difference printed."""
     if a.keys() != b.keys():
+        print("rows differ:", sorted(a.keys() ^ b.keys())[:10])
         return False
     for i in a:
         for c, x in a[i].items():
             y = b[i][c]
             if isinstance(x, float) or isinstance(y, float):
-                if (x is None) != (y is None) or (x is not None and not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9)):
-                    return False
-            elif x != y:
+                equal = (x is None) == (y is None) and (x is None or math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9))
+            else:
+                equal = x == y
+            if not equal:
+                print(f"row {i}, column {c}: {x!r} != {y!r}")
                 return False
     return True
 
@@ -89,11 +96,15 @@ def plan_text(df) -> str:
 @pytest.mark.every_spark
 @pytest.mark.parametrize("seed", range(6))
 def test_trailing_frames_equal_the_definition_and_sparks_own_window(spark, seed):
+    """Three sizes (0, 10 seconds, 1 minute) of ten aggregates in one query, on TIMESTAMP (even
+    seeds) and TIMESTAMP_NTZ (odd seeds) times with equal and null times and a null key."""
     rng = random.Random(seed)
     rows = random_rows(rng, rng.choice([40, 200, 600]))
     df = spark.createDataFrame(
         [(i, k, None if t is None else BASE + datetime.timedelta(microseconds=t), v) for i, k, t, v in rows],
         "id int, k string, ts timestamp, v int")
+    if seed % 2:  # TIMESTAMP_NTZ: the same frames
+        df = df.selectExpr("id", "k", "CAST(ts AS TIMESTAMP_NTZ) AS ts", "v")
     df.createOrReplaceTempView("events")
     query = frame_query("events", SIZES)
     ours = spark.sql(query)
@@ -117,3 +128,63 @@ def test_other_windows_are_left_to_spark(spark):
         df = spark.sql(f"SELECT {expression} AS x FROM one")
         assert "TrailingWindow" not in plan_text(df), expression
         assert df.collect() == [Row(x=1)]
+
+
+def test_the_dataframe_helper_gives_the_frames_of_sql(spark):
+    """`trailing_window(keys, time, size)`: PySpark's `rangeBetween` over `unix_micros(time)`,
+    the same rows as SQL's interval frame, planned as a TrailingWindow too."""
+    from pyspark.sql import functions as F
+    import sliding_window_agg as swa
+
+    rng = random.Random(7)
+    rows = random_rows(rng, 300)
+    df = spark.createDataFrame(
+        [(i, k, None if t is None else BASE + datetime.timedelta(microseconds=t), v) for i, k, t, v in rows],
+        "id int, k string, ts timestamp, v int")
+    w10, w60 = swa.trailing_window("k", "ts", "10 seconds"), swa.trailing_window(["k"], F.col("ts"), datetime.timedelta(minutes=1))
+    ours = df.select("id", "k", "ts", "v",
+                     F.count("*").over(w10).alias("n_10"), F.count("v").over(w10).alias("c_10"),
+                     F.sum("v").over(w10).alias("s_10"), F.min("v").over(w10).alias("lo_10"),
+                     F.max("v").over(w10).alias("hi_10"), F.avg("v").over(w10).alias("a_10"),
+                     F.sort_array(F.collect_list("v").over(w10)).alias("l_10"),
+                     F.sum(F.col("v").cast("decimal(10,2)")).over(w10).alias("d_10"),
+                     F.count("*").over(w60).alias("n_1"), F.sum("v").over(w60).alias("s_1"))
+    assert "TrailingWindow" in plan_text(ours) and "WindowExec" not in plan_text(ours)
+    want = reference(rows, {"10 seconds": 10 * SEC, "1 minute": 60 * SEC})
+    want = {i: {c: v for c, v in cols.items() if c in ours.columns} for i, cols in want.items()}
+    got = result(ours)
+    assert same(got, want)
+    with session_conf(spark, TRAILING_CONF, "false"):
+        assert "TrailingWindow" not in plan_text(ours.select("*"))
+        assert same(got, result(ours.select("*"))), "differs from Spark's Window"
+    with pytest.raises(Exception, match="VALUE_NOT_ALLOWED"):
+        swa.trailing_window("k", "ts", "1 month")
+
+    # The Scala helper (org.apache.spark.sql.slidingwindow.api.functions.trailing_window).
+    from pyspark.sql.window import WindowSpec
+    jvm = spark._jvm
+    scala_w10 = WindowSpec(jvm.org.apache.spark.sql.slidingwindow.api.functions.trailing_window(
+        jvm.org.apache.spark.api.python.PythonUtils.toSeq([F.col("k")._jc]), F.col("ts")._jc, "10 seconds"))
+    scala = df.select("id", F.count("*").over(scala_w10).alias("n_10"), F.sum("v").over(scala_w10).alias("s_10"))
+    assert "TrailingWindow" in plan_text(scala)
+    assert same(result(scala), {i: {"n_10": c["n_10"], "s_10": c["s_10"]} for i, c in want.items()})
+    with pytest.raises(Exception, match="WINDOW_INVALID_SIZE"):
+        jvm.org.apache.spark.sql.slidingwindow.api.functions.trailing_window(
+            jvm.org.apache.spark.api.python.PythonUtils.toSeq([F.col("k")._jc]), F.col("ts")._jc, "1 month")
+
+
+def test_many_rows_at_one_time_spill_as_in_sparks_window(spark):
+    """The rows of one time wait in Spark's spillable buffer, with Spark's Window limits: past
+    them they go to disk, and the results do not change."""
+    rng = random.Random(3)
+    rows = [(i, rng.choice(["a", "b"]), rng.choice([None, 0, SEC, 5 * SEC]), rng.randrange(10)) for i in range(400)]
+    df = spark.createDataFrame(
+        [(i, k, None if t is None else BASE + datetime.timedelta(microseconds=t), v) for i, k, t, v in rows],
+        "id int, k string, ts timestamp, v int")
+    df.createOrReplaceTempView("crowded")
+    sizes = {"10 seconds": 10 * SEC, "0 seconds": 0}
+    with session_conf(spark, "spark.sql.windowExec.buffer.in.memory.threshold", "2"), \
+            session_conf(spark, "spark.sql.windowExec.buffer.spill.threshold", "4"):
+        ours = spark.sql(frame_query("crowded", sizes))
+        assert "TrailingWindow" in plan_text(ours)
+        assert same(result(ours), reference(rows, sizes))

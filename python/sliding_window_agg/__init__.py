@@ -21,7 +21,7 @@ from ._supported import EXTENSION_CLASS
 from ._runtime import is_loaded
 from ._spark_version import check_spark_version
 from ._version import __version__
-from .functions import batch_window, sliding_window, sliding_window_agg
+from .functions import batch_window, sliding_window, sliding_window_agg, trailing_window
 
 __all__ = [
     "EXTENSION_CLASS",
@@ -37,4 +37,5 @@ __all__ = [
     "check_spark_version",
     "sliding_window",
     "sliding_window_agg",
+    "trailing_window",
 ]

@@ -1,13 +1,15 @@
 """Column functions and helpers for sliding-window and batch-window aggregations."""
 from __future__ import annotations
 
+import datetime
 from typing import Iterable, Optional, Union
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 from pyspark.sql.utils import get_active_spark_context, is_remote
 
 from . import _arguments as arguments
+from . import _duration
 from ._runtime import current_session, require_extension
 
 ColumnOrName = Union[Column, str]
@@ -167,3 +169,36 @@ def sliding_window_agg(
     size = arguments.duration(size, "size")
     aggregates = arguments.aggregates(aggs, "aggs")
     return df.groupBy(*keys, _window_call("sliding_window", time, size)).agg(*aggregates)
+
+
+def trailing_window(
+    partition_by: Union[ColumnOrName, Iterable[ColumnOrName]],
+    time: ColumnOrName,
+    size: "Union[str, datetime.timedelta]",
+) -> WindowSpec:
+    """The window of each row's trailing `size`, for `agg.over(...)`: the rows of its partition
+    whose time is in `[t - size, t]`, the row's peers (rows at `t`) included.
+
+    PySpark's `rangeBetween` takes numbers only, so the frame orders by `unix_micros(time)` and
+    spans `size` in microseconds: the same rows as SQL's `RANGE BETWEEN INTERVAL <size> PRECEDING
+    AND CURRENT ROW` on `time`. In a batch query the extension runs such frames in its
+    TrailingWindow operator (docs/trailing-windows.md); it is plain PySpark, so it works on Spark
+    Connect too.
+
+    Args:
+        partition_by: one column or column name, or an iterable of them (`[]` for none).
+        time: a TIMESTAMP column, or its name (for TIMESTAMP_NTZ, write the frame in SQL).
+        size: a fixed-length duration: `"10 minutes"`, `"1 hour 30 minutes"`,
+            `"500 milliseconds"` or a `datetime.timedelta` (a day is 24 hours).
+
+    Returns:
+        A WindowSpec, such as `F.count("*").over(trailing_window("card", "ts", "10 minutes"))`.
+
+    Raises:
+        PySparkValueError: `size` is not a fixed-length duration (`VALUE_NOT_ALLOWED`).
+    """
+    keys = arguments.columns(partition_by, "partition_by")
+    time = arguments.column_or_name(time, "time")
+    span = _duration.micros(size, "size")
+    order = F.unix_micros(F.col(time) if isinstance(time, str) else time)
+    return Window.partitionBy(*keys).orderBy(order).rangeBetween(-span, Window.currentRow)

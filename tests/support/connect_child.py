@@ -43,8 +43,24 @@ def main() -> None:
             f"  FROM events GROUP BY {name}(ts, '{size}')) ORDER BY s")
         print("RESULT", json.dumps({"function": name, "api": [list(r) for r in api.collect()],
                                     "sql": [list(r) for r in sql.collect()]}), flush=True)
+    print_trailing(spark, df, size)
     print_errors(spark, df)
     spark.stop()
+
+
+def print_trailing(spark: SparkSession, df, size: str) -> None:
+    """Trailing windows of `size` over the rows, from the DataFrame helper and from SQL:
+    TRAILING <json> {"api": [[id, n, ids], ...], "sql": [...], "planned": bool}."""
+    w = swa.trailing_window([], "ts", size)
+    api = df.select("id", F.count("*").over(w).alias("n"),
+                    F.concat_ws("", F.sort_array(F.collect_list("id").over(w))).alias("ids")).orderBy("id")
+    sql = spark.sql(
+        "SELECT id, count(*) OVER w AS n, concat_ws('', sort_array(collect_list(id) OVER w)) AS ids "
+        f"FROM events WINDOW w AS (ORDER BY ts RANGE BETWEEN INTERVAL '{size}' PRECEDING AND CURRENT ROW) "
+        "ORDER BY id")
+    planned = all("TrailingWindow" in q._explain_string() for q in (api, sql))
+    print("TRAILING", json.dumps({"api": [list(r) for r in api.collect()],
+                                  "sql": [list(r) for r in sql.collect()], "planned": planned}), flush=True)
 
 
 def print_errors(spark: SparkSession, df) -> None:

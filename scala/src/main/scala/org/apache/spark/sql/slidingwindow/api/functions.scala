@@ -1,7 +1,10 @@
 package org.apache.spark.sql.slidingwindow.api
 
 import org.apache.spark.sql.Column
-import org.apache.spark.sql.functions.{call_function, col, lit}
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.expressions.{Window, WindowSpec}
+import org.apache.spark.sql.functions.{call_function, col, lit, unix_micros}
+import org.apache.spark.sql.slidingwindow.expressions.WindowSize
 
 /**
  * Scala API, for `groupBy`: `df.groupBy($"k", sliding_window($"ts", "10 seconds")).agg(...)`.
@@ -35,4 +38,19 @@ object functions {
   /** Batch windows of `size` over `timeColumn`, rows applied in the order of column `order`. */
   def batch_window(timeColumn: String, size: String, order: String): Column =
     batch_window(col(timeColumn), size, col(order))
+
+  /**
+   * The window of each row's trailing `size` (e.g. "10 minutes"), for `agg.over(...)`: the rows
+   * of its partition whose time is in `[t - size, t]`, its peers included. `rangeBetween` takes
+   * numbers only, so the frame orders by `unix_micros(timeColumn)` (a TIMESTAMP) and spans `size`
+   * in microseconds: the rows of SQL's `RANGE BETWEEN INTERVAL size PRECEDING AND CURRENT ROW`.
+   * A batch query runs it in the extension's TrailingWindow operator.
+   */
+  def trailing_window(partitionBy: Seq[Column], timeColumn: Column, size: String): WindowSpec =
+    Window.partitionBy(partitionBy: _*).orderBy(unix_micros(timeColumn))
+      .rangeBetween(-WindowSize.toMicros("trailing_window", Literal(size)), Window.currentRow)
+
+  /** [[trailing_window]] over columns named `partitionBy` and `timeColumn`. */
+  def trailing_window(partitionBy: Seq[String], timeColumn: String, size: String): WindowSpec =
+    trailing_window(partitionBy.map(col), col(timeColumn), size)
 }

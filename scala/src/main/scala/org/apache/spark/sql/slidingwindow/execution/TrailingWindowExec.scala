@@ -7,9 +7,11 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistrib
 import org.apache.spark.sql.catalyst.util.truncatedString
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.slidingwindow.expressions.{TrailingFrame, WindowSize}
+import org.apache.spark.sql.slidingwindow.shims.SpillableRows
 import org.apache.spark.sql.slidingwindow.windows.TrailingWindows
 
 /**
@@ -74,6 +76,7 @@ case class TrailingWindowExec(
         ProjectionPool.unsafe(partitionSpec, input),
         BindReferences.bindReference(orderSpec.head.child, input),
         new TrailingWindows(sizes, buffers, bufferConf),
+        SpillableRows(SQLConf.get), // the task's copy of the session's settings
         ProjectionPool.unsafe(outputExpressions, input ++ results),
         rows, numGroups, numOutputRows)
     }

@@ -1,16 +1,16 @@
 package org.apache.spark.sql.slidingwindow.execution
 
-import scala.collection.mutable.ArrayBuffer
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, JoinedRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.ExternalAppendOnlyUnsafeRowArray
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.slidingwindow.windows.TrailingWindows
 
 /**
  * The rows of a partition clustered by the partition keys and sorted by time within each group,
- * each with its trailing windows' aggregates. The rows of one time (peers) are held until the
- * next time comes, as each one's windows hold the others, then written out together.
+ * each with its trailing windows' aggregates. The rows of one time (peers) are aggregated as they
+ * are read and held (in Spark's spillable row buffer, as Spark's WindowExec holds a partition)
+ * until the next time comes, as each one's windows hold the others; then they are written out.
  *
  * @param partitionKeys the partition keys (rows are of one group while their keys are equal byte
  *                      for byte, as Spark's WindowExec compares them)
@@ -21,29 +21,27 @@ final class TrailingWindowIterator(
     partitionKeys: UnsafeProjection,
     time: Expression,
     windows: TrailingWindows,
+    peers: ExternalAppendOnlyUnsafeRowArray,
     output: UnsafeProjection,
     input: Iterator[InternalRow],
     numGroups: SQLMetric,
     numOutputRows: SQLMetric) extends Iterator[InternalRow] {
 
   private var groupKey: UnsafeRow = _
-  private val peers = new ArrayBuffer[InternalRow]
-  private var written = 0
+  private var written: Iterator[UnsafeRow] = Iterator.empty
   private var results: InternalRow = _
   private val withResults = new JoinedRow
   // The first row of the next time (or group), read while looking for the end of the peers.
-  private var pending: InternalRow = _
+  private var pending: UnsafeRow = _
   private var pendingKey: UnsafeRow = _
   private var pendingTime: Option[Long] = None
 
-  override def hasNext: Boolean = written < peers.length || fill()
+  override def hasNext: Boolean = written.hasNext || fill()
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException
-    val row = output(withResults(peers(written), results))
-    written += 1
     numOutputRows += 1
-    row
+    output(withResults(written.next(), results))
   }
 
   private def timeOf(row: InternalRow): Option[Long] = time.eval(row) match {
@@ -51,45 +49,46 @@ final class TrailingWindowIterator(
     case t => Some(t.asInstanceOf[Long])
   }
 
-  private def takePending(): Boolean = {
-    if (pending == null) {
-      if (!input.hasNext) return false
-      val row = input.next()
-      pending = row.copy()
-      pendingKey = partitionKeys(row).copy()
-      pendingTime = timeOf(row)
-    }
-    true
+  private def read(row: InternalRow): Unit = {
+    pending = row.asInstanceOf[UnsafeRow]
+    pendingKey = partitionKeys(row)
+    pendingTime = timeOf(row)
   }
 
   /** Reads the rows of the next time and computes their windows; false at the end of the input. */
   private def fill(): Boolean = {
-    if (!takePending()) return false
-    peers.clear()
-    written = 0
-    peers += pending
-    val t = pendingTime
+    if (pending == null) {
+      if (!input.hasNext) return false
+      read(input.next())
+    }
     if (groupKey == null || pendingKey != groupKey) {
-      groupKey = pendingKey
+      groupKey = pendingKey.copy()
       windows.reset()
       numGroups += 1
     }
+    val t = pendingTime
+    peers.clear()
+    peers.add(pending)
+    windows.begin(pending)
     pending = null
     var more = true
     while (more && input.hasNext) {
-      val row = input.next()
-      val key = partitionKeys(row)
-      val rowTime = timeOf(row)
-      if (key == groupKey && rowTime == t) {
-        peers += row.copy()
+      read(input.next())
+      if (pendingKey == groupKey && pendingTime == t) {
+        peers.add(pending)
+        windows.add(pending)
+        pending = null
       } else {
-        pending = row.copy()
-        pendingKey = key.copy()
-        pendingTime = rowTime
         more = false
       }
     }
-    results = joined(windows.at(t, peers))
+    // The next time's first row stays readable: the input's row is reused by its next row only.
+    if (pending != null) {
+      pending = pending.copy()
+      pendingKey = pendingKey.copy()
+    }
+    results = joined(windows.results(t))
+    written = peers.generateIterator()
     true
   }
 

@@ -2,12 +2,13 @@ package org.apache.spark.sql.slidingwindow.expressions
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, AttributeReference, CurrentRow, Expression, NamedExpression, RangeFrame, SortOrder, SpecifiedWindowFrame, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
-import org.apache.spark.sql.types.{CalendarIntervalType, DayTimeIntervalType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{CalendarIntervalType, DayTimeIntervalType, LongType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
 
 /**
  * A trailing window: an aggregate over `PARTITION BY ... ORDER BY <time> RANGE BETWEEN <size>
- * PRECEDING AND CURRENT ROW`, `time` a TIMESTAMP or TIMESTAMP_NTZ in ascending order. Each row's
+ * PRECEDING AND CURRENT ROW`, `time` a TIMESTAMP or TIMESTAMP_NTZ in ascending order (or a BIGINT,
+ * such as `unix_micros(ts)`, with a BIGINT size: what PySpark's `rangeBetween` can express). Each row's
  * frame is every row of its partition whose time is in `[t - size, t]`: its peers (rows at `t`)
  * included, which is the KIP-450 left window of the row.
  *
@@ -49,14 +50,19 @@ object TrailingFrame {
   }
 
   private def isTimeOrder(orderSpec: Seq[SortOrder]): Boolean = orderSpec match {
-    case Seq(SortOrder(time, Ascending, _, _)) => time.dataType == TimestampType || time.dataType == TimestampNTZType
+    case Seq(SortOrder(time, Ascending, _, _)) =>
+      time.dataType == TimestampType || time.dataType == TimestampNTZType || time.dataType == LongType
     case _ => false
   }
 
-  /** The length of `lower` PRECEDING, a constant fixed-length interval (months vary: none). */
+  /**
+   * The length of `lower` PRECEDING: a constant fixed-length interval (months vary: none) for a
+   * time, a constant BIGINT for a BIGINT order (`unix_micros(ts)` with `rangeBetween(-n, 0)`).
+   */
   private def sizeOf(lower: Expression): Option[Long] = lower match {
     case CurrentRow => Some(0L)
-    case e if e.foldable && (e.dataType.isInstanceOf[DayTimeIntervalType] || e.dataType == CalendarIntervalType) =>
+    case e if e.foldable && (e.dataType.isInstanceOf[DayTimeIntervalType] ||
+        e.dataType == CalendarIntervalType || e.dataType == LongType) =>
       e.eval() match {
         case micros: Long if micros <= 0 && micros != Long.MinValue => Some(-micros)
         case i: CalendarInterval if i.months == 0 && i.days == 0 && i.microseconds <= 0 &&
