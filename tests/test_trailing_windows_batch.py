@@ -35,10 +35,14 @@ def random_rows(rng: random.Random, n: int) -> List[tuple]:
 
 
 def frame_query(table: str, sizes) -> str:
+    """Ten aggregates per frame; a frame is named by its size ("10 seconds": up to the current
+    row) or by its size and lag ("60 seconds/10 seconds": up to 10 seconds before the row; Spark wants both bounds of one interval type)."""
     cols = []
     for name in sizes:
-        w = f"PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '{name}' PRECEDING AND CURRENT ROW"
-        tag = name.split()[0]
+        size, _, lag = name.partition("/")
+        upper = f"INTERVAL '{lag}' PRECEDING" if lag else "CURRENT ROW"
+        w = f"PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '{size}' PRECEDING AND {upper}"
+        tag = tag_of(name)
         cols += [f"count(*) OVER ({w}) AS n_{tag}", f"count(v) OVER ({w}) AS c_{tag}",
                  f"sum(v) OVER ({w}) AS s_{tag}", f"min(v) OVER ({w}) AS lo_{tag}",
                  f"max(v) OVER ({w}) AS hi_{tag}", f"avg(v) OVER ({w}) AS a_{tag}",
@@ -48,15 +52,23 @@ def frame_query(table: str, sizes) -> str:
     return f"SELECT id, k, ts, v, {', '.join(cols)} FROM {table}"
 
 
+def tag_of(name: str) -> str:
+    """"10 seconds" -> "10", "1 minute/10 seconds" -> "1_10": a suffix of column names."""
+    return "_".join(part.split()[0] for part in name.split("/"))
+
+
 def as_micros(ts) -> int:
     return None if ts is None else round((ts - BASE).total_seconds() * SEC)
 
 
 def reference(rows, sizes) -> dict:
+    """Each row's results by the definition; `sizes` maps a frame's name to its size, or to
+    (size, lag)."""
     out = {}
-    for name, size in sizes.items():
-        tag = name.split()[0]
-        for r, frame in zip(rows, trailing_frames(rows, size, key=lambda x: x[1], time=lambda x: x[2])):
+    for name, span in sizes.items():
+        tag = tag_of(name)
+        size, lag = span if isinstance(span, tuple) else (span, 0)
+        for r, frame in zip(rows, trailing_frames(rows, size, key=lambda x: x[1], time=lambda x: x[2], lag=lag)):
             vs = [f[3] for f in frame if f[3] is not None]
             out.setdefault(r[0], {}).update({
                 f"n_{tag}": len(frame), f"c_{tag}": len(vs), f"s_{tag}": sum(vs) if vs else None,
@@ -188,3 +200,25 @@ def test_many_rows_at_one_time_spill_as_in_sparks_window(spark):
         ours = spark.sql(frame_query("crowded", sizes))
         assert "TrailingWindow" in plan_text(ours)
         assert same(result(ours), reference(rows, sizes))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_frames_that_end_before_the_row(spark, seed):
+    """`RANGE BETWEEN a PRECEDING AND b PRECEDING`: the frame [t - a, t - b], which may hold no
+    row (count 0, sum NULL), beside frames up to the current row in one operator."""
+    rng = random.Random(100 + seed)
+    rows = random_rows(rng, rng.choice([60, 300]))
+    df = spark.createDataFrame(
+        [(i, k, None if t is None else BASE + datetime.timedelta(microseconds=t), v) for i, k, t, v in rows],
+        "id int, k string, ts timestamp, v int")
+    df.createOrReplaceTempView("lagged")
+    sizes = {"60 seconds/10 seconds": (60 * SEC, 10 * SEC), "10 seconds/10 seconds": (10 * SEC, 10 * SEC),
+             "10 seconds": 10 * SEC}
+    query = frame_query("lagged", sizes)
+    ours = spark.sql(query)
+    assert "TrailingWindow" in plan_text(ours) and "WindowExec" not in plan_text(ours)
+    assert "to 10 seconds before" in plan_text(ours)
+    got = result(ours)
+    assert same(got, reference(rows, sizes)), "differs from the definition"
+    with session_conf(spark, TRAILING_CONF, "false"):
+        assert same(got, result(spark.sql(query))), "differs from Spark's Window"

@@ -190,14 +190,16 @@ def trailing_frames(
     size: int,
     key: Callable[[Any], Hashable],
     time: Callable[[Any], Any],
+    lag: int = 0,
 ) -> List[List[Any]]:
     """The frame of each row of `rows` (in their order) under `RANGE BETWEEN size PRECEDING AND
-    CURRENT ROW`, partitioned by `key` and ordered by `time`: the rows of its partition whose time
-    is in [t - size, t]; a row with a null time has the rows of its partition with a null time."""
+    CURRENT ROW` (`lag` 0) or `AND lag PRECEDING`, partitioned by `key` and ordered by `time`: the
+    rows of its partition whose time is in [t - size, t - lag]; a row with a null time has the rows
+    of its partition with a null time."""
     frames = []
     for r in rows:
         t = time(r)
         frames.append([o for o in rows if key(o) == key(r) and (
             (t is None and time(o) is None) or
-            (t is not None and time(o) is not None and t - size <= time(o) <= t))])
+            (t is not None and time(o) is not None and t - size <= time(o) <= t - lag))])
     return frames

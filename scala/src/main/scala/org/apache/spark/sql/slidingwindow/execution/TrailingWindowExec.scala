@@ -45,13 +45,17 @@ case class TrailingWindowExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numGroups" -> SQLMetrics.createMetric(sparkContext, "number of partitions of the window"))
 
-  // The sizes, largest first, each with its frames in output order.
-  private def bySize: Seq[(Long, Seq[TrailingFrame])] =
-    frames.groupBy(_.size).toSeq.sortBy(-_._1)
+  // The frames' spans (size, lag), largest first, each with its window expressions in output
+  // order.
+  private def bySpan: Seq[((Long, Long), Seq[TrailingFrame])] =
+    frames.groupBy(f => (f.size, f.lag)).toSeq.sortBy { case ((size, lag), _) => (-size, lag) }
+
+  private def describe(size: Long, lag: Long): String =
+    if (lag == 0) WindowSize.format(size) else s"${WindowSize.format(size)} to ${WindowSize.format(lag)} before"
 
   override def simpleString(maxFields: Int): String = {
-    val sizes = bySize.map { case (size, fs) =>
-      s"${WindowSize.format(size)}: ${truncatedString(fs.map(_.aggregate), "[", ", ", "]", maxFields)}"
+    val sizes = bySpan.map { case ((size, lag), fs) =>
+      s"${describe(size, lag)}: ${truncatedString(fs.map(_.aggregate), "[", ", ", "]", maxFields)}"
     }
     s"$nodeName(partition=${truncatedString(partitionSpec, "[", ", ", "]", maxFields)}, " +
       s"order=${truncatedString(orderSpec, "[", ", ", "]", maxFields)}, " +
@@ -62,10 +66,12 @@ case class TrailingWindowExec(
     val numOutputRows = longMetric("numOutputRows")
     val numGroups = longMetric("numGroups")
     val input = child.output
-    val groups = bySize
-    val sizes = groups.map(_._1).toArray
+    val groups = bySpan
+    val sizes = groups.map(_._1._1).toArray
+    val lags = groups.map(_._1._2).toArray
     val aggregates = groups.map(_._2.map(_.aggregate))
-    // One result column per frame, sizes in order; the output puts them where the query has them.
+    // One result column per window expression, spans in order; the output puts them where the
+    // query has them.
     val results = groups.flatMap(_._2.map(_.result))
     val outputExpressions = input ++ frames.map(_.value)
     val (partitionSpec, orderSpec) = (this.partitionSpec, this.orderSpec)
@@ -75,7 +81,7 @@ case class TrailingWindowExec(
       new TrailingWindowIterator(
         ProjectionPool.unsafe(partitionSpec, input),
         BindReferences.bindReference(orderSpec.head.child, input),
-        new TrailingWindows(sizes, buffers, bufferConf),
+        new TrailingWindows(sizes, lags, buffers, bufferConf),
         SpillableRows(SQLConf.get), // the task's copy of the session's settings
         ProjectionPool.unsafe(outputExpressions, input ++ results),
         rows, numGroups, numOutputRows)

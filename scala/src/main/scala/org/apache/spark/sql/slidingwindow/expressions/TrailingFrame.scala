@@ -19,7 +19,10 @@ import org.apache.spark.unsafe.types.CalendarInterval
  * @param output    the window expression as the Window node names it (its attribute is a column
  *                  of the output)
  * @param aggregate the aggregate over the frame
- * @param size      the frame's length in microseconds (0 for `CURRENT ROW AND CURRENT ROW`)
+ * @param size      how far back the frame starts, in microseconds (0 for `CURRENT ROW`)
+ * @param lag       how far back it ends: 0 for `CURRENT ROW`; for `BETWEEN <size> PRECEDING AND
+ *                  <lag> PRECEDING` (the hour before the last 5 minutes) the frame is
+ *                  `[t - size, t - lag]`, which may hold no row
  * @param result    the aggregate's result
  * @param value     the output column's value, over `result`
  */
@@ -27,6 +30,7 @@ final case class TrailingFrame(
     output: NamedExpression,
     aggregate: AggregateExpression,
     size: Long,
+    lag: Long,
     result: AttributeReference,
     value: Expression)
 
@@ -38,10 +42,11 @@ object TrailingFrame {
         case Seq(w @ WindowExpression(ae: AggregateExpression, spec))
             if !ae.isDistinct && ae.filter.isEmpty && spec.orderSpec == orderSpec =>
           spec.frameSpecification match {
-            case SpecifiedWindowFrame(RangeFrame, lower, CurrentRow) => sizeOf(lower).map { size =>
-              val result = AttributeReference("trailing", ae.dataType, nullable = true)()
-              TrailingFrame(expression, ae, size, result, child.transformUp { case `w` => result })
-            }
+            case SpecifiedWindowFrame(RangeFrame, lower, upper) =>
+              for (size <- sizeOf(lower); lag <- sizeOf(upper) if lag <= size) yield {
+                val result = AttributeReference("trailing", ae.dataType, nullable = true)()
+                TrailingFrame(expression, ae, size, lag, result, child.transformUp { case `w` => result })
+              }
             case _ => None
           }
         case _ => None
@@ -56,7 +61,7 @@ object TrailingFrame {
   }
 
   /**
-   * The length of `lower` PRECEDING: a constant fixed-length interval (months vary: none) for a
+   * How far back a bound is, `<bound>` PRECEDING: a constant fixed-length interval (months vary: none) for a
    * time, a constant BIGINT for a BIGINT order (`unix_micros(ts)` with `rangeBetween(-n, 0)`).
    */
   private def sizeOf(lower: Expression): Option[Long] = lower match {

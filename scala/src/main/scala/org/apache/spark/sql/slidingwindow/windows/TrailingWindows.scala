@@ -1,30 +1,44 @@
 package org.apache.spark.sql.slidingwindow.windows
 
+import java.util.ArrayDeque
+
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
+import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, PartialBuilder, TwoStacks, WindowBufferConf}
 
 /**
- * The trailing windows of one group's rows, one per size: for the rows at a time `t`, the
- * aggregates over every row at a time in `[t - size, t]` (RANGE BETWEEN size PRECEDING AND
- * CURRENT ROW). Times come in ascending order, each time's rows one by one ([[begin]], [[add]]),
- * then [[results]]; each size keeps a Two-Stacks queue of per-time partials, so a time costs O(1)
- * amortized merges per size however many rows its windows hold.
+ * The trailing windows of one group's rows, one per frame: for the rows at a time `t`, the
+ * aggregates over every row at a time in `[t - size, t - lag]` (RANGE BETWEEN size PRECEDING AND
+ * CURRENT ROW when `lag` is 0, AND lag PRECEDING otherwise). Times come in ascending order, each
+ * time's rows one by one ([[begin]], [[add]]), then [[results]]. Each frame keeps a Two-Stacks
+ * queue of per-time partials, so a time costs O(1) amortized merges per frame however many rows
+ * its windows hold; with a lag, the partials of the last `lag` of time wait in a FIFO until they
+ * enter the frame.
  *
- * Rows with a null time are peers of each other only: their window is themselves.
+ * Rows with a null time are peers of each other only: their window is themselves, lag or not (as
+ * in Spark's RANGE frames).
  *
- * @param sizes   the sizes in microseconds
- * @param buffers the aggregates of each size, over the group's input rows
+ * @param sizes   how far back each frame starts, in microseconds
+ * @param lags    how far back each frame ends
+ * @param buffers the aggregates of each frame, over the group's input rows
  */
-final class TrailingWindows(sizes: Array[Long], buffers: Array[AggregateBuffers], conf: WindowBufferConf) {
+final class TrailingWindows(
+    sizes: Array[Long],
+    lags: Array[Long],
+    buffers: Array[AggregateBuffers],
+    conf: WindowBufferConf) {
   private val queues = buffers.map(TwoStacks.inMemory(_, conf))
+  private val waiting = lags.map(lag => if (lag > 0) new ArrayDeque[(Long, UnsafeRow)] else null)
   private val builders = buffers.map(new PartialBuilder(_))
   private val parts = new AggregateParts
   private val projections = buffers.map(b => UnsafeProjection.create(b.resultTypes.toArray))
   private val out = new Array[InternalRow](sizes.length)
 
   /** A new group: nothing before it is in its windows. */
-  def reset(): Unit = queues.foreach(_.clear())
+  def reset(): Unit = {
+    queues.foreach(_.clear())
+    waiting.foreach(w => if (w != null) w.clear())
+  }
 
   /** The first row of a time. */
   def begin(row: InternalRow): Unit = builders.foreach(_.begin(row))
@@ -33,17 +47,27 @@ final class TrailingWindows(sizes: Array[Long], buffers: Array[AggregateBuffers]
   def add(row: InternalRow): Unit = builders.foreach(_.add(row))
 
   /**
-   * The results of the windows of the time's rows (None: a null time), one row per size, valid
+   * The results of the windows of the time's rows (None: a null time), one row per frame, valid
    * until the next [[begin]].
    */
   def results(time: Option[Long]): Array[InternalRow] = {
     var i = 0
     while (i < sizes.length) {
       time match {
-        case Some(t) =>
+        case Some(t) if waiting(i) == null =>
           queues(i).push(t, builders(i).result)
           queues(i).evictBefore(SaturatingTime.sub(t, sizes(i)))
           queues(i).aggregate(parts)
+        case Some(t) =>
+          val fifo = waiting(i)
+          val end = SaturatingTime.sub(t, lags(i))
+          while (!fifo.isEmpty && fifo.peekFirst()._1 <= end) {
+            val (at, partial) = fifo.pollFirst()
+            queues(i).push(at, partial)
+          }
+          queues(i).evictBefore(SaturatingTime.sub(t, sizes(i)))
+          queues(i).aggregate(parts)
+          fifo.addLast((t, builders(i).result.copy()))
         case None =>
           parts.set(builders(i).result, null)
       }
