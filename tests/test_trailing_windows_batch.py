@@ -17,6 +17,7 @@ from pyspark.sql import Row
 
 from reference import trailing_frames
 from streaming_harness import session_conf
+from windows_util import find_node
 
 TRAILING_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
 SEC = 1_000_000
@@ -222,3 +223,31 @@ def test_frames_that_end_before_the_row(spark, seed):
     assert same(got, reference(rows, sizes)), "differs from the definition"
     with session_conf(spark, TRAILING_CONF, "false"):
         assert same(got, result(spark.sql(query))), "differs from Spark's Window"
+
+
+def test_explain_formatted_and_sql_metrics(spark):
+    """EXPLAIN FORMATTED names the partition, the order and each frame with its columns; the SQL
+    metrics count the rows written and the partitions of the window."""
+    spark.createDataFrame([(i, "ab"[i % 2], BASE + datetime.timedelta(seconds=i), i) for i in range(9)],
+                          "id int, k string, ts timestamp, v int").createOrReplaceTempView("explained")
+    query = ("SELECT id, count(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL 10 SECONDS PRECEDING AND CURRENT ROW) AS n, "
+             "sum(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL 10 SECONDS PRECEDING AND INTERVAL 2 SECONDS PRECEDING) AS s "
+             "FROM explained")
+    plan = spark.sql("EXPLAIN FORMATTED " + query).collect()[0][0]
+    block = plan[plan.index(") TrailingWindow\n"):]
+    lines = block[:block.index("\n\n")].split("\n")
+    assert lines[1].startswith("Input [4]: [id#")
+    assert lines[2].startswith("Partition [1]: [k#")
+    assert lines[3].startswith("Order [1]: [ts#") and "ASC NULLS FIRST" in lines[3]
+    assert lines[4].startswith("Frame 10 seconds [1]: [count(1) ") and " AS n#" in lines[4]
+    assert lines[5].startswith("Frame 10 seconds to 2 seconds before [1]: [sum(v#")
+
+    with session_conf(spark, "spark.sql.adaptive.enabled", "false"):  # metrics read from the plan tree
+        df = spark.sql(query)
+        assert len(df.collect()) == 9
+    plan = df._jdf.queryExecution().executedPlan()
+    node = find_node(plan, "TrailingWindow")
+    assert node is not None
+    assert node.metrics().apply("numOutputRows").value() == 9
+    assert node.metrics().apply("numGroups").value() == 2
+

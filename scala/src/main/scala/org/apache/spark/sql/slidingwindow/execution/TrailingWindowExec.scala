@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.catalyst.util.truncatedString
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{ExplainUtils, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
@@ -60,6 +60,17 @@ case class TrailingWindowExec(
     s"$nodeName(partition=${truncatedString(partitionSpec, "[", ", ", "]", maxFields)}, " +
       s"order=${truncatedString(orderSpec, "[", ", ", "]", maxFields)}, " +
       s"frames=${sizes.mkString("[", "; ", "]")}, output=${truncatedString(output, "[", ", ", "]", maxFields)})"
+  }
+
+  override def verboseStringWithOperatorId(): String = {
+    val lines = Seq(
+      ExplainUtils.generateFieldString("Input", child.output),
+      ExplainUtils.generateFieldString("Partition", partitionSpec),
+      ExplainUtils.generateFieldString("Order", orderSpec)) ++
+      bySpan.map { case ((size, lag), fs) =>
+        ExplainUtils.generateFieldString(s"Frame ${describe(size, lag)}", fs.map(_.output))
+      }
+    (formattedNodeName +: lines).mkString("\n", "\n", "\n")
   }
 
   override protected def doExecute(): RDD[InternalRow] = {
