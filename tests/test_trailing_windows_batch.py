@@ -251,3 +251,14 @@ def test_explain_formatted_and_sql_metrics(spark):
     assert node.metrics().apply("numOutputRows").value() == 9
     assert node.metrics().apply("numGroups").value() == 2
 
+
+
+def test_a_scalar_subquery_in_an_aggregate_input(spark):
+    """Spark plans the subqueries of a physical plan's expressions: those of the frames too."""
+    spark.createDataFrame([(i, "ab"[i % 2], BASE + datetime.timedelta(seconds=i), i) for i in range(6)],
+                          "id int, k string, ts timestamp, v int").createOrReplaceTempView("sub_events")
+    df = spark.sql("SELECT id, sum(v * (SELECT max(v) FROM sub_events)) OVER (PARTITION BY k ORDER BY ts "
+                   "RANGE BETWEEN INTERVAL 2 SECONDS PRECEDING AND CURRENT ROW) AS s FROM sub_events")
+    assert "TrailingWindow" in plan_text(df)
+    # k = a: ids 0, 2, 4 at seconds 0, 2, 4; k = b: ids 1, 3, 5; max(v) = 5
+    assert {r["id"]: r["s"] for r in df.collect()} == {0: 0, 1: 5, 2: 10, 3: 20, 4: 30, 5: 40}

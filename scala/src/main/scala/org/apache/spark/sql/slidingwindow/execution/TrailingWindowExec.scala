@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, Expression, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.catalyst.util.truncatedString
 import org.apache.spark.sql.execution.{ExplainUtils, SparkPlan, UnaryExecNode}
@@ -22,14 +22,21 @@ import org.apache.spark.sql.slidingwindow.windows.TrailingWindows
  * instead of recomputing each frame from its rows. Frames of several sizes share one pass.
  */
 case class TrailingWindowExec(
-    frames: Seq[TrailingFrame],
+    windowExpressions: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
     orderSpec: Seq[SortOrder],
     child: SparkPlan) extends UnaryExecNode {
 
+  // Each window expression's frame. The node keeps the expressions themselves, so that Spark's
+  // rules over a physical plan's expressions (planning a scalar subquery in an aggregate's input)
+  // reach them.
+  @transient private lazy val frames: Seq[TrailingFrame] = windowExpressions.map { e =>
+    TrailingFrame.of(e, orderSpec).getOrElse(throw new IllegalStateException(s"not a trailing window: $e"))
+  }
+
   override def nodeName: String = "TrailingWindow"
 
-  override def output: Seq[Attribute] = child.output ++ frames.map(_.output.toAttribute)
+  override def output: Seq[Attribute] = child.output ++ windowExpressions.map(_.toAttribute)
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (partitionSpec.isEmpty) AllTuples :: Nil else ClusteredDistribution(partitionSpec) :: Nil

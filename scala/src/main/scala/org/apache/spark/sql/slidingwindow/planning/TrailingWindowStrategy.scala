@@ -19,7 +19,7 @@ object TrailingWindowStrategy extends SparkStrategy {
     case w: Window if !w.isStreaming && enabled =>
       val frames = w.windowExpressions.map(TrailingFrame.of(_, w.orderSpec))
       if (frames.nonEmpty && frames.forall(_.isDefined)) {
-        TrailingWindowExec(frames.flatten, w.partitionSpec, w.orderSpec, planLater(w.child)) :: Nil
+        TrailingWindowExec(w.windowExpressions, w.partitionSpec, w.orderSpec, planLater(w.child)) :: Nil
       } else {
         Nil
       }
