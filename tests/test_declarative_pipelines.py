@@ -7,7 +7,6 @@ emits its tail."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,12 +18,13 @@ from checkout import fresh_main_jar
 from quiet_stream import SEC, expected, first_events, later_events, write_file
 from sliding_window_agg._supported import EXTENSION_CLASS
 
-PIPELINES = shutil.which("spark-pipelines",
-                         path=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+# The running pyspark's own script (pyspark 4.1 and later), never another one on the PATH.
+PIPELINES = os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-pipelines")
+PIPELINES = PIPELINES if os.access(PIPELINES, os.X_OK) else None
 SIZE, SIZE_TEXT = 4 * SEC, "4 seconds"
 DELAY, DELAY_TEXT = 2 * SEC, "2 seconds"
 
-pytestmark = pytest.mark.skipif(PIPELINES is None, reason="this pyspark has no spark-pipelines")
+pytestmark = pytest.mark.skipif(PIPELINES is None, reason=f"pyspark {pyspark.__version__} has no spark-pipelines")
 
 
 def write_pipeline(root: str, source: str, configuration: dict) -> None:
