@@ -99,7 +99,6 @@ def closed(events, watermark: int) -> dict:
     return {w: v for w, v in expected(events, "sliding", SIZE).items() if w[2] <= watermark}
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("close_at_end", [True, False])
 def test_each_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_tail(spark, tmp_path, close_at_end):
     """Two runs of one pipeline, the second with new files: after each, the table holds the
