@@ -84,6 +84,23 @@ object WindowErrors {
     fail("WINDOW_STREAMING_WATERMARK_NOT_ON_TIME_COLUMN", "function" -> function,
       "timeColumn" -> timeColumn, "watermarkColumns" -> watermarkColumns.mkString(", "))
 
+  /** A window function on a stream that is not an aggregate over a trailing RANGE frame. */
+  def streamingWindowNotTrailing(expression: String): Nothing =
+    fail("WINDOW_STREAMING_NOT_TRAILING", "expression" -> expression)
+
+  /** Trailing windows on a stream in another output mode than Append. */
+  def trailingOutputMode(expressions: String, mode: String): Nothing =
+    fail("WINDOW_STREAMING_TRAILING_OUTPUT_MODE", "expressions" -> expressions, "mode" -> mode)
+
+  /**
+   * Trailing windows on a stream whose ORDER BY column has no watermark (`watermarkColumns`: the
+   * columns the query has one on, if any).
+   */
+  def trailingWithoutWatermark(expressions: String, timeColumn: String, watermarkColumns: Seq[String]): Nothing =
+    fail("WINDOW_STREAMING_TRAILING_WATERMARK", "expressions" -> expressions, "timeColumn" -> timeColumn,
+      "watermarkColumns" -> (if (watermarkColumns.isEmpty) "" else
+        s" (this query has one on ${watermarkColumns.mkString(", ")}, which does not order its windows)"))
+
   /**
    * A streaming query restarted from `checkpoint`, whose state was written in state format
    * `version`, which this release does not read (a later release wrote it).

@@ -16,6 +16,9 @@ import org.apache.spark.sql.slidingwindow.windows.TrailingWindows
  *                      for byte, as Spark's WindowExec compares them)
  * @param time          the time, bound to the input rows
  * @param output        the output row from an input row joined with every size's results
+ * @param emitAfter     rows at a time at or before it are in the windows of later rows only, not
+ *                      in the output (a stream's rows emitted by earlier micro-batches);
+ *                      Long.MinValue writes every row out
  */
 final class TrailingWindowIterator(
     partitionKeys: UnsafeProjection,
@@ -25,7 +28,8 @@ final class TrailingWindowIterator(
     output: UnsafeProjection,
     input: Iterator[InternalRow],
     numGroups: SQLMetric,
-    numOutputRows: SQLMetric) extends Iterator[InternalRow] {
+    numOutputRows: SQLMetric,
+    emitAfter: Long = Long.MinValue) extends Iterator[InternalRow] {
 
   private var groupKey: UnsafeRow = _
   private var written: Iterator[UnsafeRow] = Iterator.empty
@@ -36,7 +40,12 @@ final class TrailingWindowIterator(
   private var pendingKey: UnsafeRow = _
   private var pendingTime: Option[Long] = None
 
-  override def hasNext: Boolean = written.hasNext || fill()
+  override def hasNext: Boolean = {
+    while (!written.hasNext) {
+      if (!fill()) return false
+    }
+    true
+  }
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException
@@ -55,7 +64,10 @@ final class TrailingWindowIterator(
     pendingTime = timeOf(row)
   }
 
-  /** Reads the rows of the next time and computes their windows; false at the end of the input. */
+  /**
+   * Reads the rows of the next time and computes their windows (the rows to write out, if any, in
+   * `written`); false at the end of the input.
+   */
   private def fill(): Boolean = {
     if (pending == null) {
       if (!input.hasNext) return false
@@ -67,15 +79,16 @@ final class TrailingWindowIterator(
       numGroups += 1
     }
     val t = pendingTime
+    val emit = t.forall(_ > emitAfter)
     peers.clear()
-    peers.add(pending)
+    if (emit) peers.add(pending)
     windows.begin(pending)
     pending = null
     var more = true
     while (more && input.hasNext) {
       read(input.next())
       if (pendingKey == groupKey && pendingTime == t) {
-        peers.add(pending)
+        if (emit) peers.add(pending)
         windows.add(pending)
         pending = null
       } else {
@@ -88,7 +101,7 @@ final class TrailingWindowIterator(
       pendingKey = pendingKey.copy()
     }
     results = joined(windows.results(t))
-    written = peers.generateIterator()
+    written = if (emit) peers.generateIterator() else Iterator.empty
     true
   }
 

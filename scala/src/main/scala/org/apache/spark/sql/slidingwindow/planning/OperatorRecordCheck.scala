@@ -42,14 +42,16 @@ object OperatorRecordCheck {
       session: SparkSession,
       execution: IncrementalExecution,
       operatorId: Long,
-      query: WindowOperatorRecord): (Int, StateArrangement) =
-    runs.computeIfAbsent((execution.runId, operatorId), _ => check(session, execution, operatorId, query))
+      query: WindowOperatorRecord,
+      supported: Seq[Int] = StateFormatVersion.supported): (Int, StateArrangement) =
+    runs.computeIfAbsent((execution.runId, operatorId), _ => check(session, execution, operatorId, query, supported))
 
   private def check(
       session: SparkSession,
       execution: IncrementalExecution,
       operatorId: Long,
-      query: WindowOperatorRecord): (Int, StateArrangement) = {
+      query: WindowOperatorRecord,
+      supported: Seq[Int]): (Int, StateArrangement) = {
     val conf = session.sessionState.conf
     val operatorDir = new Path(execution.checkpointLocation, operatorId.toString)
     val file = new Path(operatorDir, "_sliding_window_agg/operator.json")
@@ -60,16 +62,17 @@ object OperatorRecordCheck {
       CheckpointFiles.write(fs, file, record.json)
       (record.stateFormatVersion, record.arrangement.get)
     }
+    // A query that says its arrangement (trailing windows have one only) keeps it.
     def newQuery(): (Int, StateArrangement) =
-      write(query.withArrangement(StateArrangement.forNewQuery(conf)))
+      write(if (query.arrangement.isDefined) query else query.withArrangement(StateArrangement.forNewQuery(conf)))
 
     if (execution.currentBatchId == 0) {
       newQuery()
     } else if (fs.exists(file)) {
       val recorded = WindowOperatorRecord.fromJson(CheckpointFiles.read(fs, file).get)
-      if (!StateFormatVersion.supported.contains(recorded.stateFormatVersion)) {
+      if (!supported.contains(recorded.stateFormatVersion)) {
         WindowErrors.stateFormatUnsupported(query.function, recorded.stateFormatVersion,
-          StateFormatVersion.supported, checkpoint)
+          supported, checkpoint)
       }
       recorded.incompatibility(query).foreach { case (what, before, after) =>
         WindowErrors.incompatibleRestart(query.function, what, before, after, checkpoint)

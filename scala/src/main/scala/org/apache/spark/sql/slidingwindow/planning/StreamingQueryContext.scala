@@ -4,7 +4,7 @@ import java.util.UUID
 
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.analysis.PlanWindowedAggregates
-import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
+import org.apache.spark.sql.slidingwindow.logical.{StreamingTrailingWindow, WindowedAggregate}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StatefulOperatorStateInfo, StreamExecution}
 import org.apache.spark.sql.slidingwindow.shims.StateInfoOfExecution
 
@@ -58,6 +58,20 @@ object StreamingQueryContext {
     }
     if (index < 0) throw new IllegalStateException(s"$node not found in the micro-batch plan")
     operatorIdBase + index
+  }
+
+  /** The operator ids of streaming trailing windows: a range of their own. */
+  val trailingOperatorIdBase = 2000L
+
+  /** A stable id per streaming trailing windows node of the query: its position in the optimized plan. */
+  def trailingOperatorId(execution: IncrementalExecution, node: StreamingTrailingWindow): Long = {
+    val nodes = execution.optimizedPlan.collect { case w: StreamingTrailingWindow => w }
+    val index = nodes.indexOf(node) match {
+      case -1 => nodes.indexWhere(_.canonicalized == node.canonicalized)
+      case found => found
+    }
+    if (index < 0) throw new IllegalStateException(s"$node not found in the micro-batch plan")
+    trailingOperatorIdBase + index
   }
 
   /**

@@ -4,7 +4,7 @@ import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
-import org.apache.spark.sql.slidingwindow.execution.StreamingWindowedAggregateExec
+import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec, StreamingWindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.idle.IdleClock
 
 /**
@@ -38,6 +38,18 @@ case class StreamingWatermarks(session: SparkSession) extends ColumnarRule {
             eventTimeWatermarkForLateEvents = Some(clock.map(_.lateMs).getOrElse(late)),
             eventTimeWatermarkForEviction = Some(clock.map(_.evictionMs).getOrElse(eviction)),
             idleClock = clock)
+        }.getOrElse(op)
+      case op: StreamingTrailingWindowExec if op.stateInfo.isDefined &&
+          op.eventTimeWatermarkForEviction.isEmpty &&
+          op.time.metadata.contains(EventTimeWatermark.delayKey) =>
+        StreamingQueryContext.currentExecution(session).map { execution =>
+          val info = op.stateInfo.get
+          val propagator = execution.watermarkPropagator
+          op.copy(
+            eventTimeWatermarkForLateEvents =
+              Some(propagator.getInputWatermarkForLateEvents(info.storeVersion, info.operatorId)),
+            eventTimeWatermarkForEviction =
+              Some(propagator.getInputWatermarkForEviction(info.storeVersion, info.operatorId)))
         }.getOrElse(op)
     }
   }

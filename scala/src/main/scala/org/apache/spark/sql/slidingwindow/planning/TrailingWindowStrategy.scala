@@ -1,19 +1,29 @@
 package org.apache.spark.sql.slidingwindow.planning
 
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window}
+import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
+import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.slidingwindow.execution.TrailingWindowExec
-import org.apache.spark.sql.slidingwindow.expressions.TrailingFrame
+import org.apache.spark.sql.slidingwindow.analysis.TimeColumnWatermark
+import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec, TrailingWindowExec}
+import org.apache.spark.sql.slidingwindow.expressions.{TrailingFrame, WindowSize}
+import org.apache.spark.sql.slidingwindow.logical.StreamingTrailingWindow
+import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
+import org.apache.spark.sql.slidingwindow.state.{TrailingStateLayout, WindowOperatorRecord}
 
 /**
- * Plans a batch query's Window operator whose every expression is a trailing window
- * ([[TrailingFrame]]) as a [[TrailingWindowExec]]: the same rows, every frame in O(1) amortized
- * merges. Any other Window is left to Spark, as is every Window when
- * `spark.sql.slidingWindow.trailingWindows.batch` is false.
+ * Plans trailing windows ([[TrailingFrame]]):
+ *  - a batch query's Window operator whose every expression is one, as a [[TrailingWindowExec]]:
+ *    the same rows, every frame in O(1) amortized merges. Any other Window is left to Spark, as
+ *    is every Window when `spark.sql.slidingWindow.trailingWindows.batch` is false;
+ *  - a stream's [[StreamingTrailingWindow]], as a [[StreamingTrailingWindowExec]] with its state
+ *    info in a micro-batch (none when the stream is only explained, outside a running query), in
+ *    the Append output mode, with a watermark on its time column.
  */
-object TrailingWindowStrategy extends SparkStrategy {
-  val enabledKey = "spark.sql.slidingWindow.trailingWindows.batch"
+case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
+  import TrailingWindowStrategy._
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case w: Window if !w.isStreaming && enabled =>
@@ -23,8 +33,39 @@ object TrailingWindowStrategy extends SparkStrategy {
       } else {
         Nil
       }
+    case w: StreamingTrailingWindow => planStreaming(w) :: Nil
     case _ => Nil
   }
+
+  private def planStreaming(w: StreamingTrailingWindow): SparkPlan = {
+    val windowExpressions = w.windowExpressions.map(_.toAlias(w.partitionSpec, w.orderSpec))
+    val execution = StreamingQueryContext.currentExecution(session)
+    val outputMode = execution.map(_.outputMode)
+    lazy val expressions = windowExpressions.map(e => toPrettySQL(e)).mkString(", ")
+    outputMode.filter(_ != InternalOutputModes.Append).foreach { mode =>
+      WindowErrors.trailingOutputMode(expressions, mode.toString)
+    }
+    if (outputMode.isDefined && !TimeColumnWatermark.onTime(w.time)) {
+      WindowErrors.trailingWithoutWatermark(expressions, TimeColumnWatermark.describe(w.time),
+        TimeColumnWatermark.declared(w.child))
+    }
+    val largestSize = windowExpressions.flatMap(TrailingFrame.of(_, w.orderSpec)).map(_.size).max
+    val operatorId = execution.map(StreamingQueryContext.trailingOperatorId(_, w))
+    val stateInfo = for (ie <- execution; id <- operatorId)
+      yield StreamingQueryContext.stateInfo(ie, id, w.partitionSpec.nonEmpty)
+    // A running query keeps the state format its checkpoint records.
+    val version = (for (ie <- execution; id <- operatorId) yield {
+      val record = WindowOperatorRecord.trailing(TrailingStateLayout.current, WindowSize.format(largestSize),
+        w.time, w.partitionSpec.map(e => toPrettySQL(e)), outputMode.map(_.toString))
+      OperatorRecordCheck.stateFormat(session, ie, id, record, TrailingStateLayout.supported)._1
+    }).getOrElse(TrailingStateLayout.current)
+    StreamingTrailingWindowExec(windowExpressions, w.partitionSpec, w.orderSpec, w.time, version,
+      stateInfo, outputMode, None, None, planLater(w.child))
+  }
+}
+
+object TrailingWindowStrategy {
+  val enabledKey = "spark.sql.slidingWindow.trailingWindows.batch"
 
   private def enabled: Boolean = SQLConf.get.getConfString(enabledKey, "true").trim.toBoolean
 }

@@ -162,6 +162,19 @@ object WindowOperatorRecord {
       outputMode,
       optimizedAggregates = optimized.map(_.sql))
 
+  val trailingFunction = "trailing windows"
+
+  /**
+   * The record of streaming trailing windows, state format `version`: what their state holds
+   * depends on the partition keys, the time and the largest frame's size (rows are kept that
+   * long), not on the aggregates, which are computed from the rows when they are emitted: a
+   * restart may change those, and the smaller frames.
+   */
+  def trailing(version: Int, largestSize: String, time: Attribute, keys: Seq[String],
+      outputMode: Option[String]): WindowOperatorRecord =
+    WindowOperatorRecord(version, trailingFunction, s"'$largestSize'", column(time), None, keys,
+      Nil, Some(Nil), None, outputMode, Some(StateArrangement(timeIndex = false, orderedRows = false)))
+
   /**
    * The SQL text of an optimized aggregate without the names the optimizer generates per JVM
    * (`_common_expr_3` of Spark 4's `With` rewrite): the form records were compared in before

@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructFiel
  * "Column families and schemas" and "Rows by format".
  */
 final class WindowStateLayout(val version: Int, keys: Seq[Attribute], val bufferSchema: StructType)
-  extends Serializable {
+  extends StateStoreSchema {
 
   private val groupFields: Seq[StructField] =
     if (keys.isEmpty) Seq(StructField("__group", IntegerType, nullable = false))
@@ -23,11 +23,11 @@ final class WindowStateLayout(val version: Int, keys: Seq[Attribute], val buffer
   val groupSchema: StructType = StructType(groupFields)
   private val timeField = StructField("__time", LongType, nullable = false)
 
-  val keySchema: StructType =
+  override val keySchema: StructType =
     StructType(groupFields ++ Seq(StructField("__kind", IntegerType, nullable = false), timeField))
   /** State format 2 and later: one record per group ([[GroupRecord]]). */
   val hasGroupRecords: Boolean = version >= 2
-  val valueSchema: StructType = StructType(Seq(
+  override val valueSchema: StructType = StructType(Seq(
     StructField("__buffer", bufferSchema, nullable = hasGroupRecords),
     StructField("__t1", LongType, nullable = true),
     StructField("__t2", LongType, nullable = true)) ++
@@ -35,10 +35,10 @@ final class WindowStateLayout(val version: Int, keys: Seq[Attribute], val buffer
   val numBufferFields: Int = bufferSchema.length
 
   /** Ordered by time within (group, kind), for range scans; or prefix scans by (group, kind). */
-  def keyEncoding(ordered: Boolean): StateStoreApi.KeyEncoding =
+  override def keyEncoding(ordered: Boolean): StateStoreApi.KeyEncoding =
     if (ordered) OrderedRangeScan.keyEncoding(keySchema)
     else StateStoreApi.prefixKeys(keySchema, groupWidth + 1)
-  val dataFamily: String = StateStoreApi.defaultFamily
+  override val dataFamily: String = StateStoreApi.defaultFamily
 
   val indexKeySchema: StructType = StructType(timeField +: groupFields)
   def indexEncoding: StateStoreApi.KeyEncoding = StateStoreApi.orderedKeys(indexKeySchema, Seq(0))

@@ -6,14 +6,14 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreOps}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StateStoreWriter, WatermarkSupport}
-import org.apache.spark.sql.slidingwindow.state.WindowStateLayout
+import org.apache.spark.sql.slidingwindow.state.StateStoreSchema
 
 /**
  * How the windowed operator opens its state stores, on Spark 3.5: one key space, prefix-scanned
  * by (group, kind); Spark 3.5 checks the key and value schemas itself when a store opens.
  */
 trait WindowStateStoreWriter extends StateStoreWriter with WatermarkSupport {
-  protected def stateLayout: WindowStateLayout
+  protected def stateLayout: StateStoreSchema
   protected def useColumnFamilies: Boolean
   protected def orderedRows: Boolean
 

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.streaming.state.{StateSchemaCompatibilityChecker, StateSchemaValidationResult, StateStore, StateStoreColFamilySchema, StateStoreConf}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StateStoreWriter, WatermarkSupport}
-import org.apache.spark.sql.slidingwindow.state.WindowStateLayout
+import org.apache.spark.sql.slidingwindow.state.StateStoreSchema
 
 /**
  * How the windowed operator opens its state stores and checks their schema, on Spark 4: a store
@@ -17,7 +17,7 @@ import org.apache.spark.sql.slidingwindow.state.WindowStateLayout
  * the schema file.
  */
 trait WindowStateStoreWriter extends StateStoreWriter with WatermarkSupport {
-  protected def stateLayout: WindowStateLayout
+  protected def stateLayout: StateStoreSchema
   protected def useColumnFamilies: Boolean
   protected def orderedRows: Boolean
 

@@ -1,0 +1,106 @@
+package org.apache.spark.sql.slidingwindow.execution
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, JoinedRow, UnsafeRow}
+import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.sql.slidingwindow.state.{StateStoreApi, TrailingStateLayout}
+
+/**
+ * One micro-batch of one partition of streaming trailing windows, over the state of
+ * [[TrailingStateLayout]]:
+ *  1. the input rows are kept, each as a state row, but for those at or before the watermark for
+ *     late rows (dropped, counted) and those without a time;
+ *  2. a scan of the state finds the groups with rows due: after the watermark for late rows
+ *     (which earlier micro-batches emitted up to) and at or before the watermark for eviction;
+ *  3. each such group's rows up to the eviction watermark are read in time order and run through
+ *     the trailing windows ([[BaseTrailingWindowExec]]'s algorithm, shared with batch queries):
+ *     the rows due are emitted with their windows, the earlier ones are only in them;
+ *  4. once the output is read, rows that no later row's window reaches (at or before the eviction
+ *     watermark minus the largest size) are removed.
+ * No row comes at or before an emitted time later: it would be late. So a row's window is
+ * complete when it is emitted, and a row is emitted exactly once.
+ *
+ * @param time   the ORDER BY expression, bound to the input rows (microseconds)
+ * @param windows the shared algorithm over rows clustered by group, in time order
+ */
+final class TrailingRowsProcessor(
+    store: StateStore,
+    layout: TrailingStateLayout,
+    time: Expression,
+    batchId: Long,
+    lateMicros: Long,
+    evictionMicros: Long,
+    largestSize: Long,
+    windows: (Iterator[InternalRow], Long) => Iterator[InternalRow]) {
+
+  private val keyOfInput = layout.keyOfInput(time)
+  private val groupOfKey = layout.groupOfKey()
+  private val family = layout.dataFamily
+  /** Rows no later window reaches once this micro-batch's are emitted. */
+  private val expiresThrough = if (evictionMicros == Long.MinValue) Long.MinValue
+    else evictionMicros - largestSize
+
+  var droppedLateRows = 0L
+  var rowsWritten = 0L
+  var rowsRemoved = 0L
+  var rowsRead = 0L
+  private val expired = mutable.ArrayBuffer.empty[UnsafeRow]
+
+  /** The rows this micro-batch emits, with their windows; [[finish]] once they are read. */
+  def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
+    keep(input)
+    val due = scan()
+    windows(due.iterator.flatMap(rowsOf), lateMicros)
+  }
+
+  private def keep(input: Iterator[InternalRow]): Unit = {
+    val seq = new GenericInternalRow(1)
+    val withSeq = new JoinedRow
+    var index = 0L
+    input.foreach { row =>
+      seq.setLong(0, (batchId << 32) | (index & 0xffffffffL))
+      index += 1
+      val key = keyOfInput(withSeq(row, seq))
+      if (!key.isNullAt(layout.timeOrdinal)) {
+        if (key.getLong(layout.timeOrdinal) <= lateMicros) droppedLateRows += 1
+        else {
+          StateStoreApi.put(store, key, row.asInstanceOf[UnsafeRow], family)
+          rowsWritten += 1
+        }
+      }
+    }
+  }
+
+  /** The groups with rows due, each once; notes the rows to remove at the end. */
+  private def scan(): Seq[UnsafeRow] = {
+    val due = mutable.LinkedHashSet.empty[UnsafeRow]
+    val rows = StateStoreApi.iterator(store, family)
+    try rows.foreach { pair =>
+      val t = pair.key.getLong(layout.timeOrdinal)
+      if (t > lateMicros && t <= evictionMicros) due += groupOfKey(pair.key).copy()
+      if (t <= expiresThrough) expired += pair.key.copy()
+    } finally rows.close()
+    due.toSeq
+  }
+
+  /** A group's rows up to the eviction watermark, in time order (then in the order they came). */
+  private def rowsOf(group: UnsafeRow): Iterator[InternalRow] = {
+    val found = mutable.ArrayBuffer.empty[(Long, Long, UnsafeRow)]
+    val rows = StateStoreApi.prefixScan(store, group, family)
+    try rows.foreach { pair =>
+      val t = pair.key.getLong(layout.timeOrdinal)
+      if (t <= evictionMicros) found += ((t, pair.key.getLong(layout.seqOrdinal), pair.value.copy()))
+    } finally rows.close()
+    rowsRead += found.length
+    found.sortBy(r => (r._1, r._2)).iterator.map(_._3)
+  }
+
+  /** Removes the rows no later window reaches: after the output is read, before the commit. */
+  def finish(): Unit = {
+    expired.foreach(key => StateStoreApi.remove(store, key, family))
+    rowsRemoved += expired.length
+    expired.clear()
+  }
+}
