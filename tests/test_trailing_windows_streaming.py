@@ -6,9 +6,8 @@ tests/support/reference.py on the rows kept (each emitted once, in the first mic
 watermark reaches its time) and against Spark's own batch Window over the same rows."""
 from __future__ import annotations
 
-import os
 import random
-from collections import Counter
+import re
 from typing import Dict, List, Sequence
 
 import pytest
@@ -16,11 +15,11 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from error_conditions import assert_condition
+from error_conditions import assert_condition, condition_of, run_time_cause
 from reference import trailing_frames
-from streaming_harness import (BASE, DELAY_TEXT, FLUSH_KEY, HDFS, ID, KEY, MS, ROCKSDB, SEC, TIME, VALUE,
-                               CASE, Run, Stream, arrival_time, batch_plan, flush_event, operator_metrics,
-                               run_query, split_into_files, state_store, write_files, committed_batches)
+from streaming_harness import (BASE, CASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, MS, ROCKSDB, SEC, TIME, VALUE, Run,
+                               Stream, arrival_time, batch_plan, flush_event, operator_metrics, read_stream, run_query,
+                               session_conf, split_into_files, state_store, write_files)
 
 OPERATOR = "trailingWindow"
 # Frames of the query: (column suffix, size, lag) in microseconds.
@@ -56,7 +55,7 @@ def generate(seed: int, cases: int = 4) -> Stream:
         keys = rng.sample(["a", "b", None], rng.randint(1, 3))
         clock = BASE + rng.randint(0, 4) * step
         times: List[int] = []
-        for _ in range(rng.randint(4, 14)):
+        for _ in range(rng.randint(8, 30)):
             clock += rng.choice([0, 0, 1, 2, 4, 6]) * step
             t = arrival_time(rng, clock, times, step, 20 * SEC)
             if rng.random() < 0.1:
@@ -110,9 +109,174 @@ def check(stream: Stream, runs: Sequence[Run]) -> None:
     assert set(got) == set(expected), f"unexpected rows {sorted(set(got) - set(expected))[:5]}"
 
 
+TRAILING_BATCH_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
+
+
+def run_stream(spark, tmp_path, stream: Stream, provider: str, restarts: Sequence[int] = (),
+               build=trailing_query) -> List[Run]:
+    """Runs `build` over the stream's files with availableNow, stopping and restarting from the
+    checkpoint before each file of `restarts`."""
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "ck")
+    bounds = [0, *restarts, len(stream.files)]
+    runs = []
+    for a, b in zip(bounds, bounds[1:]):
+        write_files(source, stream.files[a:b], first=a)
+        with state_store(spark, provider):
+            runs.append(run_query(spark, source, checkpoint, build, "append"))
+    return runs
+
+
+def spark_window_values(spark, stream: Stream, runs: Sequence[Run]) -> Dict[int, tuple]:
+    """The same query in batch over the rows the stream kept, run by Spark's own Window operator
+    (the extension's batch operator turned off): {row id: values as emitted_rows gives them}."""
+    late = stream.late(batch_plan(stream, runs))
+    kept = [e for f in stream.files for e in f if e[ID] not in late and e[KEY] != FLUSH_KEY]
+    df = spark.createDataFrame(kept, "case int, k string, t long, v long, id long") \
+        .withColumn("ts", F.timestamp_micros("t"))
+    with session_conf(spark, TRAILING_BATCH_CONF, "false"):
+        rows = trailing_query(df).collect()
+    return {rid: values for rid, (_, values) in emitted_rows([Run([(0, r) for r in rows], [])]).items()}
+
+
 @pytest.mark.every_spark
-def test_smoke(spark, tmp_path):
-    stream = generate(0)
-    write_files(str(tmp_path / "in"), stream.files)
-    run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), trailing_query, "append")
-    check(stream, [run])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_streams(spark, tmp_path, provider, seed):
+    """Random streams, restarted from the checkpoint at random files: every kept row once, in
+    the micro-batch whose watermark first reaches its time, with the frames of the reference and
+    the values of Spark's own Window over the same rows; late rows counted."""
+    stream = generate(seed)
+    rng = random.Random(seed)
+    restarts = sorted(rng.sample(range(1, len(stream.files)), rng.randint(1, 2)))
+    runs = run_stream(spark, tmp_path, stream, provider, restarts)
+    check(stream, runs)
+    spark_values = spark_window_values(spark, stream, runs)
+    for rid, (_, values) in emitted_rows(runs).items():
+        assert values == spark_values[rid], f"row {rid}: {values}, Spark's Window: {spark_values[rid]}"
+    late = stream.late(batch_plan(stream, runs))
+    ops = operator_metrics(runs, OPERATOR)
+    assert sum(op["numRowsDroppedByWatermark"] for op in ops) == len(late)
+    emitted = emitted_rows(runs)
+    assert late and len(emitted) > 30 and len({b for b, _ in emitted.values()}) > 2, "a stream to test: late rows, rows emitted in several micro-batches"
+
+
+def test_plan_progress_and_bounded_state(spark, tmp_path):
+    """One stateful operator for every frame, in explain() and in `stateOperators`, whose state
+    keeps only the rows a later row's frame can reach."""
+    stream = generate(4)
+    runs = run_stream(spark, tmp_path, stream, ROCKSDB)
+    check(stream, runs)
+    plan = batch_plan(stream, runs)
+    ops = operator_metrics(runs, OPERATOR)
+    assert len(ops) == len(plan)
+    assert all(op["customMetrics"].get("numStateRowsRead") is not None for op in ops)
+    # After the flush's micro-batches, only rows after watermark - 10 s are kept: the flush row.
+    assert ops[-1]["numRowsTotal"] == 1
+    # Emitted rows are counted as the operator's output.
+    assert sum(op["customMetrics"]["numGroupsEmitted"] for op in ops) > 0
+
+    query = (trailing_query(read_stream(spark, str(tmp_path / "in"))).writeStream.format("noop")
+             .option("checkpointLocation", str(tmp_path / "ck2")).trigger(availableNow=True).start())
+    assert query.awaitTermination(120)
+    physical = re.sub(r"#[0-9]+L?", "", query._jsq.streamingQuery().lastExecution().executedPlan().toString())
+    # The helper's frames (ORDER BY unix_micros(ts)) and the SQL frame with a lag (ORDER BY ts):
+    # one operator, every frame in it.
+    assert physical.count("StreamingTrailingWindow(") == 1, physical
+    assert "frames=[10 seconds: [count(1), sum(v), collect_list(id" in physical, physical
+    assert "8 seconds to 2 seconds before: [count(1), collect_list(id" in physical, physical
+    assert "3 seconds: [count(1), sum(v), collect_list(id" in physical, physical
+    assert "stateFormatVersion=1, mode=Append" in physical, physical
+
+
+def test_sql_window_clause(spark, tmp_path):
+    """SQL over a streaming view: inline OVER and the WINDOW clause, frames on the TIMESTAMP."""
+    stream = generate(5)
+
+    def build(df: DataFrame) -> DataFrame:
+        df.withWatermark("ts", DELAY_TEXT).createOrReplaceTempView("trailing_events")
+        return df.sparkSession.sql("""
+            SELECT case, k, t, v, id,
+                   count(*) OVER w3 AS n_3s, sum(v) OVER w3 AS total_3s, collect_list(id) OVER w3 AS ids_3s,
+                   count(*) OVER w10 AS n_10s, sum(v) OVER w10 AS total_10s, collect_list(id) OVER w10 AS ids_10s,
+                   count(*) OVER (PARTITION BY case, k ORDER BY ts
+                                  RANGE BETWEEN INTERVAL 8 SECONDS PRECEDING AND INTERVAL 2 SECONDS PRECEDING) AS n_8s_2s,
+                   collect_list(id) OVER (PARTITION BY case, k ORDER BY ts
+                                  RANGE BETWEEN INTERVAL 8 SECONDS PRECEDING AND INTERVAL 2 SECONDS PRECEDING) AS ids_8s_2s
+            FROM trailing_events
+            WINDOW w3 AS (PARTITION BY case, k ORDER BY ts RANGE BETWEEN INTERVAL 3 SECONDS PRECEDING AND CURRENT ROW),
+                   w10 AS (PARTITION BY case, k ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW)
+        """)
+
+    runs = run_stream(spark, tmp_path, stream, ROCKSDB, build=build)
+    check(stream, runs)
+
+
+def start_failure(spark, tmp_path, build, mode: str = "append"):
+    """The extension's error a query of `build` fails with: when it is built (analysis), or when
+    its first micro-batch is planned (then Spark's STREAM_FAILED is caused by it)."""
+    source = str(tmp_path / "in")
+    write_files(source, generate(6).files[:1])
+    with pytest.raises(Exception) as failure:
+        run_query(spark, source, str(tmp_path / "ck"), build, mode)
+    if (condition_of(failure.value) or "").startswith("WINDOW_"):
+        return failure.value
+    return run_time_cause(failure.value)
+
+
+@pytest.mark.parametrize("expression", [
+    "row_number() OVER (PARTITION BY k ORDER BY ts)",
+    "lag(v) OVER (PARTITION BY k ORDER BY ts)",
+    "count(*) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)",
+    "count(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL 3 SECONDS PRECEDING AND INTERVAL 3 SECONDS FOLLOWING)",
+    "count(*) OVER (PARTITION BY k ORDER BY ts DESC RANGE BETWEEN INTERVAL 3 SECONDS PRECEDING AND CURRENT ROW)",
+    "sum(v) OVER (PARTITION BY k)",
+])
+def test_other_window_functions_refused(spark, tmp_path, expression):
+    error = start_failure(spark, tmp_path, lambda df: df.withWatermark("ts", DELAY_TEXT)
+                          .select("k", F.expr(expression).alias("x")))
+    assert_condition(error, "WINDOW_STREAMING_NOT_TRAILING", "0A000")
+    assert "RANGE BETWEEN" in str(error)
+
+
+def test_update_mode_refused(spark, tmp_path):
+    error = start_failure(spark, tmp_path, trailing_query, "update")
+    assert_condition(error, "WINDOW_STREAMING_TRAILING_OUTPUT_MODE", "42KDE")
+    assert 'outputMode("append")' in str(error)
+
+
+@pytest.mark.parametrize("watermark", [None, "other"])
+def test_watermark_needed(spark, tmp_path, watermark):
+    def build(df: DataFrame) -> DataFrame:
+        if watermark == "other":
+            df = df.withColumn("other", F.col("ts")).withWatermark("other", DELAY_TEXT)
+        return df.select("k", F.count("*").over(swa.trailing_window("k", "ts", "3 seconds")).alias("n"))
+
+    error = start_failure(spark, tmp_path, build)
+    assert_condition(error, "WINDOW_STREAMING_TRAILING_WATERMARK", "42KDE")
+    assert 'withWatermark("ts", delay)' in str(error)
+    if watermark == "other":
+        assert "this query has one on other" in str(error)
+
+
+def test_order_by_a_number_needs_a_watermarked_time(spark, tmp_path):
+    """A BIGINT ORDER BY that is not `unix_micros` of the watermarked TIMESTAMP: no watermark orders it."""
+    error = start_failure(spark, tmp_path, lambda df: df.withWatermark("ts", DELAY_TEXT).select(
+        "k", F.expr("count(*) OVER (PARTITION BY k ORDER BY v RANGE BETWEEN 3 PRECEDING AND CURRENT ROW)").alias("n")))
+    assert_condition(error, "WINDOW_STREAMING_TRAILING_WATERMARK", "42KDE")
+    assert "ORDER BY column v needs a watermark" in str(error)
+
+
+def test_restart_with_a_larger_frame_refused(spark, tmp_path):
+    """The state keeps rows for the largest frame: a restart may not make it larger."""
+    stream = generate(7)
+    run_stream(spark, tmp_path, stream.__class__(stream.files[:2], stream.size), ROCKSDB)
+
+    def larger(df: DataFrame) -> DataFrame:
+        return df.withWatermark("ts", DELAY_TEXT).select(
+            "k", F.count("*").over(swa.trailing_window(["case", "k"], "ts", "1 minute")).alias("n"))
+
+    write_files(str(tmp_path / "in"), stream.files[2:3], first=2)
+    with pytest.raises(Exception) as failure:
+        with state_store(spark, ROCKSDB):
+            run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), larger, "append")
+    assert_condition(run_time_cause(failure.value), "WINDOW_STATE_INCOMPATIBLE_RESTART", "42K06")
+    assert "'10 seconds'" in str(failure.value) and "'1 minute'" in str(failure.value)

@@ -1,19 +1,19 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, UnixMicros}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, UnixMicros}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.logical.{StreamingTrailingWindow, TrailingColumn}
-import org.apache.spark.sql.types.TimestampType
 
 /**
  * Gives a streaming query's `Window` node of trailing windows ([[TrailingColumn]]) our own logical
  * node, [[StreamingTrailingWindow]], which runs on a stream; any other window function on a
  * stream fails with what a stream runs. A post-hoc resolution rule: Spark refuses a `Window` on a
  * stream when the query starts, from the analyzed plan (UnsupportedOperationChecker), so the
- * node must be ours by the end of analysis.
+ * node must be ours by the end of analysis. Frames with the same PARTITION BY on the same time
+ * column are one node, whatever their ORDER BY expression.
  */
 object PlanStreamingTrailingWindows extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan =
@@ -23,7 +23,19 @@ object PlanStreamingTrailingWindows extends Rule[LogicalPlan] {
         val columns = w.windowExpressions.map { e =>
           TrailingColumn.of(e, w.orderSpec).getOrElse(WindowErrors.streamingWindowNotTrailing(toPrettySQL(e)))
         }
-        StreamingTrailingWindow(columns, w.partitionSpec, w.orderSpec, timeColumn(w.orderSpec.head.child, w.child), w.child)
+        val order = w.orderSpec.head.child.asInstanceOf[Attribute]
+        val source = sourceOf(order, w.child)
+        w.child match {
+          // Spark makes one Window per ORDER BY expression: frames on `ts` and on `unix_micros(ts)`
+          // (the Python helper's) are in one operator all the same, with one state.
+          case inner: StreamingTrailingWindow if inner.timeName == source.name &&
+              inner.time.metadata == source.metadata &&
+              inner.partitionSpec.map(_.canonicalized) == w.partitionSpec.map(_.canonicalized) =>
+            inner.copy(windowExpressions = inner.windowExpressions ++ columns)
+          case _ =>
+            StreamingTrailingWindow(columns, w.partitionSpec, w.orderSpec, order.withMetadata(source.metadata),
+              source.name, w.child)
+        }
     }
 
   /**
@@ -31,16 +43,8 @@ object PlanStreamingTrailingWindows extends Rule[LogicalPlan] {
    * column it is `unix_micros` of (`sliding_window_agg.trailing_window` orders by `unix_micros(ts)`,
    * which the analyzer computes in a Project below the Window).
    */
-  private def timeColumn(order: Expression, child: LogicalPlan): Attribute = order match {
-    case a: Attribute if a.dataType == TimestampType => a
-    case a: Attribute => sourceOf(a, child)
-    case UnixMicros(t: Attribute) => t
-    case other => throw new IllegalStateException(s"unexpected ORDER BY of a trailing window: $other")
-  }
-
-  /** The TIMESTAMP column `a` is computed from by `unix_micros`, else `a`. */
-  private def sourceOf(a: Attribute, child: LogicalPlan): Attribute =
+  private def sourceOf(order: Attribute, child: LogicalPlan): Attribute =
     child.flatMap(_.expressions).iterator.flatMap(_.collectFirst {
-      case al @ Alias(UnixMicros(t: Attribute), _) if al.exprId == a.exprId => t
-    }).toSeq.headOption.getOrElse(a)
+      case al @ Alias(UnixMicros(t: Attribute), _) if al.exprId == order.exprId => t
+    }).toSeq.headOption.getOrElse(order)
 }

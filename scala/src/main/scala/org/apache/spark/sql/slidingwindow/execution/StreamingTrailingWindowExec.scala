@@ -22,13 +22,16 @@ import org.apache.spark.util.CompletionIterator
  * runs no-data batches for it and reports it in `stateOperators`; its state info is set when it
  * is planned and its watermarks by [[org.apache.spark.sql.slidingwindow.planning.StreamingWatermarks]].
  *
- * @param time the TIMESTAMP column whose watermark says which rows are due and which are late
+ * @param time     the ORDER BY column, with the watermark that says which rows are due and which
+ *                 are late (that of the TIMESTAMP column it is `unix_micros` of, if it is)
+ * @param timeName the name of that TIMESTAMP column
  */
 case class StreamingTrailingWindowExec(
     windowExpressions: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
     orderSpec: Seq[SortOrder],
     time: Attribute,
+    timeName: String,
     stateFormatVersion: Int,
     stateInfo: Option[StatefulOperatorStateInfo],
     outputMode: Option[OutputMode],
@@ -66,7 +69,7 @@ case class StreamingTrailingWindowExec(
     eventTimeWatermarkForEviction.exists(newInputWatermark > _)
 
   override protected def details: Seq[(String, String, String)] = Seq(
-    ("time", "Time", time.toString),
+    ("time", "Time", timeName),
     ("state", "State", stateInfo.toString),
     ("stateFormatVersion", "State format version", stateFormatVersion.toString),
     ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),

@@ -47,7 +47,7 @@ case class TrailingColumn(function: AggregateFunction, size: Long, lag: Long, na
   private def span: String =
     if (lag == 0) WindowSize.format(size) else s"${WindowSize.format(size)} to ${WindowSize.format(lag)} before"
 
-  override def sql: String = s"${function.sql} OVER ($span) AS ${quoteIdentifier(name)}"
+  override def sql: String = s"${function.sql(false)} OVER ($span) AS ${quoteIdentifier(name)}"
   override def toString: String = s"$function OVER ($span) AS $name#${exprId.id}"
 
   override protected def withNewChildInternal(newChild: Expression): TrailingColumn =

@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.planning
 
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window}
 import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
-import org.apache.spark.sql.catalyst.util.toPrettySQL
+import org.apache.spark.sql.catalyst.util.{quoteIfNeeded, toPrettySQL}
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.analysis.TimeColumnWatermark
@@ -46,7 +46,7 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
       WindowErrors.trailingOutputMode(expressions, mode.toString)
     }
     if (outputMode.isDefined && !TimeColumnWatermark.onTime(w.time)) {
-      WindowErrors.trailingWithoutWatermark(expressions, TimeColumnWatermark.describe(w.time),
+      WindowErrors.trailingWithoutWatermark(expressions, quoteIfNeeded(w.timeName),
         TimeColumnWatermark.declared(w.child))
     }
     val largestSize = windowExpressions.flatMap(TrailingFrame.of(_, w.orderSpec)).map(_.size).max
@@ -56,10 +56,10 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
     // A running query keeps the state format its checkpoint records.
     val version = (for (ie <- execution; id <- operatorId) yield {
       val record = WindowOperatorRecord.trailing(TrailingStateLayout.current, WindowSize.format(largestSize),
-        w.time, w.partitionSpec.map(e => toPrettySQL(e)), outputMode.map(_.toString))
+        w.timeName, w.partitionSpec.map(e => toPrettySQL(e)), outputMode.map(_.toString))
       OperatorRecordCheck.stateFormat(session, ie, id, record, TrailingStateLayout.supported)._1
     }).getOrElse(TrailingStateLayout.current)
-    StreamingTrailingWindowExec(windowExpressions, w.partitionSpec, w.orderSpec, w.time, version,
+    StreamingTrailingWindowExec(windowExpressions, w.partitionSpec, w.orderSpec, w.time, w.timeName, version,
       stateInfo, outputMode, None, None, planLater(w.child))
   }
 }

@@ -170,9 +170,9 @@ object WindowOperatorRecord {
    * long), not on the aggregates, which are computed from the rows when they are emitted: a
    * restart may change those, and the smaller frames.
    */
-  def trailing(version: Int, largestSize: String, time: Attribute, keys: Seq[String],
+  def trailing(version: Int, largestSize: String, time: String, keys: Seq[String],
       outputMode: Option[String]): WindowOperatorRecord =
-    WindowOperatorRecord(version, trailingFunction, s"'$largestSize'", column(time), None, keys,
+    WindowOperatorRecord(version, trailingFunction, s"'$largestSize'", s"`$time`", None, keys,
       Nil, Some(Nil), None, outputMode, Some(StateArrangement(timeIndex = false, orderedRows = false)))
 
   /**
