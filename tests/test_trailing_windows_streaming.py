@@ -6,108 +6,23 @@ tests/support/reference.py on the rows kept (each emitted once, in the first mic
 watermark reaches its time) and against Spark's own batch Window over the same rows."""
 from __future__ import annotations
 
+import json
+import os
 import random
 import re
 from typing import Dict, List, Sequence
 
 import pytest
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
+import trailing_fixtures
+from checkpoint_fixtures import STORES, restore
 from error_conditions import assert_condition, condition_of, run_time_cause
-from reference import trailing_frames
-from streaming_harness import (BASE, CASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, MS, ROCKSDB, SEC, TIME, VALUE, Run,
-                               Stream, arrival_time, batch_plan, flush_event, operator_metrics, read_stream, run_query,
-                               session_conf, split_into_files, state_store, write_files)
-
-OPERATOR = "trailingWindow"
-# Frames of the query: (column suffix, size, lag) in microseconds.
-FRAMES = [("3s", 3 * SEC, 0), ("10s", 10 * SEC, 0), ("8s_2s", 8 * SEC, 2 * SEC)]
-
-
-def trailing_query(stream: DataFrame) -> DataFrame:
-    """count, sum and the ids over 3 s and 10 s up to the row, and over the 8 s to 2 s before it,
-    by (case, k), from the Python helper and from a SQL frame with a lag."""
-    s = stream.withWatermark("ts", DELAY_TEXT)
-    w3 = swa.trailing_window(["case", "k"], "ts", "3 seconds")
-    w10 = swa.trailing_window(["case", "k"], "ts", "10 seconds")
-    return s.select(
-        "case", "k", "t", "v", "id",
-        F.count("*").over(w3).alias("n_3s"), F.sum("v").over(w3).alias("total_3s"),
-        F.collect_list("id").over(w3).alias("ids_3s"),
-        F.count("*").over(w10).alias("n_10s"), F.sum("v").over(w10).alias("total_10s"),
-        F.collect_list("id").over(w10).alias("ids_10s"),
-        F.expr("count(*) OVER (PARTITION BY case, k ORDER BY ts RANGE BETWEEN INTERVAL 8 SECONDS "
-               "PRECEDING AND INTERVAL 2 SECONDS PRECEDING)").alias("n_8s_2s"),
-        F.expr("collect_list(id) OVER (PARTITION BY case, k ORDER BY ts RANGE BETWEEN INTERVAL 8 "
-               "SECONDS PRECEDING AND INTERVAL 2 SECONDS PRECEDING)").alias("ids_8s_2s"))
-
-
-def generate(seed: int, cases: int = 4) -> Stream:
-    """Rows of a few keys (a null key among them) per case in arrival order: in order, equal
-    times, out of order within the delay and beyond it (often late), on a half-second grid with
-    some a millisecond off; 4 to 8 files, then the flush file."""
-    rng = random.Random(f"trailing-streaming-{seed}")
-    step = 500 * MS
-    arrivals = []
-    for case in range(cases):
-        keys = rng.sample(["a", "b", None], rng.randint(1, 3))
-        clock = BASE + rng.randint(0, 4) * step
-        times: List[int] = []
-        for _ in range(rng.randint(8, 30)):
-            clock += rng.choice([0, 0, 1, 2, 4, 6]) * step
-            t = arrival_time(rng, clock, times, step, 20 * SEC)
-            if rng.random() < 0.1:
-                t += rng.choice([-MS, MS])
-            times.append(t)
-            arrivals.append((clock, rng.random(), case, rng.choice(keys), t, rng.randint(-20, 20)))
-    arrivals.sort(key=lambda a: (a[0], a[1]))
-    events = [(c, k, t, v, i) for i, (_, _, c, k, t, v) in enumerate(arrivals)]
-    return Stream(split_into_files(rng, events) + [[flush_event(events, 10 * SEC)]], 10 * SEC)
-
-
-def expected_rows(stream: Stream, runs: Sequence[Run]) -> Dict[int, tuple]:
-    """{row id: (batch that emits it, {frame: (count, sum, sorted ids)})} for every kept row
-    (not late, not the flush) whose time the last watermark reaches."""
-    plan = batch_plan(stream, runs)
-    late = stream.late(plan)
-    kept = [e for f in stream.files for e in f if e[ID] not in late and e[KEY] != FLUSH_KEY]
-    frames = {name: trailing_frames(kept, size, key=lambda e: (e[CASE], e[KEY]), time=lambda e: e[TIME], lag=lag)
-              for name, size, lag in FRAMES}
-    expected = {}
-    for i, e in enumerate(kept):
-        due = [b for b, batch in enumerate(plan) if batch.watermark * MS >= e[TIME]]
-        if not due:
-            continue
-        values = {name: (len(fs[i]), sum(m[VALUE] for m in fs[i]) if fs[i] else None,
-                         sorted(m[ID] for m in fs[i])) for name, fs in frames.items()}
-        expected[e[ID]] = (min(due), values)
-    return expected
-
-
-def emitted_rows(runs: Sequence[Run]) -> Dict[int, tuple]:
-    got: Dict[int, tuple] = {}
-    for run in runs:
-        for b, r in run.rows:
-            assert r.id not in got, f"row {r.id} emitted twice: in batches {got[r.id][0]} and {b}"
-            values = {name: (r[f"n_{name}"], r[f"total_{name}"] if f"total_{name}" in r.asDict() else None,
-                             sorted(r[f"ids_{name}"])) for name, _, _ in FRAMES}
-            got[r.id] = (b, values)
-    return got
-
-
-def check(stream: Stream, runs: Sequence[Run]) -> None:
-    expected = expected_rows(stream, runs)
-    got = emitted_rows(runs)
-    for rid in expected:
-        want_batch, want = expected[rid]
-        # The lagged frame has no sum column.
-        want = {n: (c, s if n != "8s_2s" else None, ids) for n, (c, s, ids) in want.items()}
-        assert rid in got, f"row {rid} never emitted (expected in batch {want_batch})"
-        assert got[rid] == (want_batch, want), f"row {rid}: got {got[rid]}, expected {(want_batch, want)}"
-    assert set(got) == set(expected), f"unexpected rows {sorted(set(got) - set(expected))[:5]}"
-
+from streaming_harness import (DELAY_TEXT, FLUSH_KEY, ID, KEY, ROCKSDB, Run, Stream, batch_plan, operator_metrics,
+                               read_stream, run_query, session_conf, state_store, write_files)
+from trailing_harness import OPERATOR, check, emitted_rows, generate, trailing_query
 
 TRAILING_BATCH_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
 
@@ -280,3 +195,21 @@ def test_restart_with_a_larger_frame_refused(spark, tmp_path):
             run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), larger, "append")
     assert_condition(run_time_cause(failure.value), "WINDOW_STATE_INCOMPATIBLE_RESTART", "42K06")
     assert "'10 seconds'" in str(failure.value) and "'1 minute'" in str(failure.value)
+
+
+@pytest.mark.parametrize("folder", trailing_fixtures.folders(), ids=os.path.basename)
+def test_checkpoint_fixtures_restart(spark, tmp_path, folder):
+    """Every state format's checkpoints restart: the rest of the input, then both runs together
+    emit what the reference says, each row once."""
+    with open(os.path.join(folder, "fixture.json")) as f:
+        meta = json.load(f)
+    with open(os.path.join(folder, "first_run.json")) as f:
+        saved = json.load(f)
+    first = Run([(b, Row(**r)) for b, r in saved["rows"]], saved["progress"])
+    source, checkpoint = restore(folder, str(tmp_path))
+    stream = generate(meta["seed"])
+    assert [len(f) for f in stream.files] == [sum(1 for _ in open(os.path.join(source, n))) for n in sorted(os.listdir(source))]
+    with state_store(spark, STORES[meta["store"]]):
+        second = run_query(spark, source, checkpoint, trailing_query, "append")
+    assert second.progress and first.rows, "the fixture stops half-way, with rows emitted and rows to emit"
+    check(stream, [first, second])

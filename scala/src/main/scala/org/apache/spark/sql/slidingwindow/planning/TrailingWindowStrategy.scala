@@ -41,7 +41,7 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
     val windowExpressions = w.windowExpressions.map(_.toAlias(w.partitionSpec, w.orderSpec))
     val execution = StreamingQueryContext.currentExecution(session)
     val outputMode = execution.map(_.outputMode)
-    lazy val expressions = windowExpressions.map(e => toPrettySQL(e)).mkString(", ")
+    lazy val expressions = w.windowExpressions.map(_.sql).mkString(", ")
     outputMode.filter(_ != InternalOutputModes.Append).foreach { mode =>
       WindowErrors.trailingOutputMode(expressions, mode.toString)
     }
