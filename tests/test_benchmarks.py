@@ -39,6 +39,17 @@ def test_trailing_benchmark_runs_and_finds_the_same_rows(tmp_path):
     assert "| 10 |" in text and "| 100 |" in text and "Spark / ours" in text
 
 
+def test_trailing_streaming_benchmark_runs(tmp_path):
+    report = tmp_path / "trailing_streaming.md"
+    out = run_benchmark("benchmarks.trailing_streaming", "--groups", "20", "--rows-per-batch", "200",
+                        "--sizes", "2,4", "--advance", "2", "--delay", "1", "--measured", "3",
+                        "--partitions", "2", "--report", str(report))
+    assert "trailing:" in out and "window:" in out
+    text = report.read_text()
+    assert "trailing windows 2 s, 4 s (one operator)" in text and "Spark's window() of 4 s" in text
+    assert "Trailing windows / window():" in text
+
+
 def test_streaming_benchmark_runs(tmp_path):
     out = run_benchmark("benchmarks.streaming", "--groups", "50", "--rows-per-batch", "200",
                         "--advance", "10", "--window", "10", "--delay", "5", "--measured", "3",

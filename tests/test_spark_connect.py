@@ -121,6 +121,8 @@ def run_client(url: str, functions: list) -> dict:
             results[r["function"]] = r
         if line.startswith("TRAILING "):
             results["trailing"] = json.loads(line[len("TRAILING "):])
+        if line.startswith("TRAILING_STREAM "):
+            results["trailing_stream"] = json.loads(line[len("TRAILING_STREAM "):])
         if line.startswith("ERROR "):
             r = json.loads(line[len("ERROR "):])
             results["errors"][r["query"]] = r
@@ -152,6 +154,13 @@ def test_connect_client_runs_trailing_windows(server_results):
     want = [["A", 1, "A"], ["B", 2, "AB"], ["C", 3, "ABC"], ["D", 2, "CD"], ["E", 2, "DE"]]
     trailing = server_results["trailing"]
     assert trailing["api"] == want and trailing["sql"] == want and trailing["planned"], trailing
+
+
+def test_connect_client_runs_trailing_windows_on_a_stream(server_results):
+    """The same trailing windows on a stream of the rows, over Connect: each row emitted once the
+    watermark (brought by a row an hour later) passes it, with the batch query's values."""
+    want = [["A", 1, "A"], ["B", 2, "AB"], ["C", 3, "ABC"], ["D", 2, "CD"], ["E", 2, "DE"]]
+    assert server_results["trailing_stream"]["rows"] == want, server_results["trailing_stream"]
 
 
 @pytest.mark.parametrize("query,condition,sql_state", [

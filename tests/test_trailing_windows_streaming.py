@@ -169,7 +169,7 @@ def test_watermark_needed(spark, tmp_path, watermark):
     assert_condition(error, "WINDOW_STREAMING_TRAILING_WATERMARK", "42KDE")
     assert 'withWatermark("ts", delay)' in str(error)
     if watermark == "other":
-        assert "this query has one on other" in str(error)
+        assert "the query has one on other" in str(error)
 
 
 def test_order_by_a_number_needs_a_watermarked_time(spark, tmp_path):

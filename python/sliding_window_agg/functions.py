@@ -182,8 +182,9 @@ def trailing_window(
     PySpark's `rangeBetween` takes numbers only, so the frame orders by `unix_micros(time)` and
     spans `size` in microseconds: the same rows as SQL's `RANGE BETWEEN INTERVAL <size> PRECEDING
     AND CURRENT ROW` on `time`. In a batch query the extension runs such frames in its
-    TrailingWindow operator (docs/trailing-windows.md); it is plain PySpark, so it works on Spark
-    Connect too.
+    TrailingWindow operator; on a streaming DataFrame with a watermark on `time`, in the Append
+    mode, in its StreamingTrailingWindow operator, each row emitted once the watermark passes its
+    time (docs/trailing-windows.md). It is plain PySpark, so it works on Spark Connect too.
 
     Args:
         partition_by: one column or column name, or an iterable of them (`[]` for none).

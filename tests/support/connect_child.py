@@ -44,6 +44,7 @@ def main() -> None:
         print("RESULT", json.dumps({"function": name, "api": [list(r) for r in api.collect()],
                                     "sql": [list(r) for r in sql.collect()]}), flush=True)
     print_trailing(spark, df, size)
+    print_trailing_stream(spark, size)
     print_errors(spark, df)
     spark.stop()
 
@@ -61,6 +62,31 @@ def print_trailing(spark: SparkSession, df, size: str) -> None:
     planned = all("TrailingWindow" in q._explain_string() for q in (api, sql))
     print("TRAILING", json.dumps({"api": [list(r) for r in api.collect()],
                                   "sql": [list(r) for r in sql.collect()], "planned": planned}), flush=True)
+
+
+def print_trailing_stream(spark: SparkSession, size: str) -> None:
+    """The same trailing windows on a stream of the rows (a file, then a row "Z" an hour later whose
+    watermark emits them), run by the server into a memory sink:
+    TRAILING_STREAM <json> {"rows": [[id, n, ids], ...]}."""
+    import os
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="swa-connect-stream-")
+    last = max(t for _, t in ROWS)
+    with open(os.path.join(folder, "rows.json"), "w") as f:
+        for i, t in list(ROWS) + [("Z", last + 3_600_000_000)]:
+            f.write(json.dumps({"id": i, "t": t}) + "\n")
+    stream = (spark.readStream.schema("id string, t long").json(folder)
+              .withColumn("ts", F.timestamp_micros("t")).withWatermark("ts", "0 seconds"))
+    w = swa.trailing_window([], "ts", size)
+    query = (stream.select("id", F.count("*").over(w).alias("n"),
+                           F.concat_ws("", F.sort_array(F.collect_list("id").over(w))).alias("ids"))
+             .writeStream.format("memory").queryName("trailing_stream").outputMode("append")
+             .option("checkpointLocation", os.path.join(folder, "checkpoint"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination(120)
+    rows = spark.table("trailing_stream").orderBy("id").collect()
+    print("TRAILING_STREAM", json.dumps({"rows": [list(r) for r in rows]}), flush=True)
 
 
 def print_errors(spark: SparkSession, df) -> None:

@@ -44,7 +44,8 @@ object functions {
    * of its partition whose time is in `[t - size, t]`, its peers included. `rangeBetween` takes
    * numbers only, so the frame orders by `unix_micros(timeColumn)` (a TIMESTAMP) and spans `size`
    * in microseconds: the rows of SQL's `RANGE BETWEEN INTERVAL size PRECEDING AND CURRENT ROW`.
-   * A batch query runs it in the extension's TrailingWindow operator.
+   * A batch query runs it in the extension's TrailingWindow operator; a streaming one, with a
+   * watermark on `timeColumn` in the Append mode, in its StreamingTrailingWindow operator.
    */
   def trailing_window(partitionBy: Seq[Column], timeColumn: Column, size: String): WindowSpec =
     Window.partitionBy(partitionBy: _*).orderBy(unix_micros(timeColumn))

@@ -98,8 +98,8 @@ object WindowErrors {
    */
   def trailingWithoutWatermark(expressions: String, timeColumn: String, watermarkColumns: Seq[String]): Nothing =
     fail("WINDOW_STREAMING_TRAILING_WATERMARK", "expressions" -> expressions, "timeColumn" -> timeColumn,
-      "watermarkColumns" -> (if (watermarkColumns.isEmpty) "" else
-        s" (this query has one on ${watermarkColumns.mkString(", ")}, which does not order its windows)"))
+      "watermarkColumns" -> (if (watermarkColumns.isEmpty) "the query has none" else
+        s"the query has one on ${watermarkColumns.mkString(", ")}, which does not order its windows"))
 
   /**
    * A streaming query restarted from `checkpoint`, whose state was written in state format

@@ -73,8 +73,13 @@ final class TrailingRowsProcessor(
     }
   }
 
-  /** The groups with rows due, each once; notes the rows to remove at the end. */
+  /**
+   * The groups with rows due, each once; notes the rows to remove at the end. A watermark that
+   * did not move (the first micro-batch, one without a later time) makes none due and removes
+   * nothing: the state is not read.
+   */
   private def scan(): Seq[UnsafeRow] = {
+    if (evictionMicros <= lateMicros) return Nil
     val due = mutable.LinkedHashSet.empty[UnsafeRow]
     val rows = StateStoreApi.iterator(store, family)
     try rows.foreach { pair =>
