@@ -178,9 +178,8 @@ def write_fixture(spark, release: str, function: str, mode: str, store: str, wor
     return folder
 
 
-def main(release: str, stores: List[str]) -> None:
-    import tempfile
-
+def fixture_session():
+    """The session fixtures are written in: two shuffle partitions (two state stores), UTC."""
     from pyspark.sql import SparkSession
 
     spark = swa.configure(SparkSession.builder.master("local[2]")
@@ -188,6 +187,13 @@ def main(release: str, stores: List[str]) -> None:
                           .config("spark.sql.session.timeZone", "UTC")
                           .config("spark.ui.enabled", "false")).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def main(release: str, stores: List[str]) -> None:
+    import tempfile
+
+    spark = fixture_session()
     for function in FUNCTIONS:
         for mode in MODES:
             for store in stores:

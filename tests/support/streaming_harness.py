@@ -164,25 +164,29 @@ def arrival_time(rng: random.Random, clock: int, times: Sequence[int], step: int
     return clock - DELAY - rng.randint(0, late_span // step) * step
 
 
-def generate_stream(seed, size: int, cases: int = 4) -> Stream:
-    """Rows of a few keys per case in arrival order: mostly in order, duplicate times, rows out
-    of order within the delay and beyond it (often late), times on a half-second grid (so rows
-    fall exactly on window bounds and on the watermark) with some a millisecond off; split
-    into 4 to 8 files (no row is late in the first two micro-batches), then the flush file."""
-    rng = random.Random(f"sliding-streaming-{seed}-{size}")
+def generate_stream(seed, size: int, cases: int = 4, name: Optional[str] = None,
+                    keys: Sequence[Optional[str]] = ("a", "b", "c"), rows: Tuple[int, int] = (3, 12),
+                    late_span: Optional[int] = None) -> Stream:
+    """Rows of a few `keys` per case in arrival order: mostly in order, duplicate times, rows out
+    of order within the delay and beyond it (often late, at most `late_span` back, by default
+    twice the size past the delay), times on a half-second grid (so rows fall exactly on window
+    bounds and on the watermark) with some a millisecond off; split into 4 to 8 files (no row is
+    late in the first two micro-batches), then the flush file. `name` seeds the generator (by
+    default from the seed and the size)."""
+    rng = random.Random(name or f"sliding-streaming-{seed}-{size}")
     step = 500 * MS
     arrivals = []
     for case in range(cases):
-        keys = rng.sample(["a", "b", "c"], rng.randint(1, 3))
+        case_keys = rng.sample(list(keys), rng.randint(1, len(keys)))
         clock = BASE + rng.randint(0, 4) * step  # arrival progress of this case
         times: List[int] = []
-        for _ in range(rng.randint(3, 12)):
+        for _ in range(rng.randint(*rows)):
             clock += rng.choice([0, 0, 1, 2, 4, 6]) * step
-            t = arrival_time(rng, clock, times, step, 2 * size + DELAY)
+            t = arrival_time(rng, clock, times, step, late_span or 2 * size + DELAY)
             if rng.random() < 0.1:
                 t += rng.choice([-MS, MS])
             times.append(t)
-            arrivals.append((clock, rng.random(), case, rng.choice(keys), t, rng.randint(-20, 20)))
+            arrivals.append((clock, rng.random(), case, rng.choice(case_keys), t, rng.randint(-20, 20)))
     arrivals.sort(key=lambda a: (a[0], a[1]))
     events = [(c, k, t, v, i) for i, (_, _, c, k, t, v) in enumerate(arrivals)]
     files = split_into_files(rng, events)

@@ -20,8 +20,7 @@ import tempfile
 from typing import List
 
 import checkout
-import sliding_window_agg as swa
-from checkpoint_fixtures import STORES, keep_checkpoint
+from checkpoint_fixtures import STORES, fixture_session, keep_checkpoint
 from streaming_harness import restart_point, run_query, state_store, write_files
 from trailing_harness import generate, trailing_query
 
@@ -56,13 +55,7 @@ def write_fixture(spark, version: int, store: str, work: str) -> str:
 
 
 def main(version: int) -> None:
-    from pyspark.sql import SparkSession
-
-    spark = swa.configure(SparkSession.builder.master("local[2]")
-                          .config("spark.sql.shuffle.partitions", "2")
-                          .config("spark.sql.session.timeZone", "UTC")
-                          .config("spark.ui.enabled", "false")).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = fixture_session()
     for store in STORES:
         with tempfile.TemporaryDirectory() as work:
             print(write_fixture(spark, version, store, work))

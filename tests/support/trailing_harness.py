@@ -4,16 +4,15 @@ stream"). Used by tests/test_trailing_windows_streaming.py and its checkpoint fi
 (tests/support/trailing_fixtures.py), whose query must not change."""
 from __future__ import annotations
 
-import random
-from typing import Dict, List, Sequence
+from typing import Dict, Sequence
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
 from reference import trailing_frames
-from streaming_harness import (BASE, CASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, MS, SEC, TIME, VALUE, Run, Stream,
-                               arrival_time, batch_plan, flush_event, split_into_files)
+from streaming_harness import (CASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, MS, SEC, TIME, VALUE, Run, Stream, batch_plan,
+                               generate_stream)
 
 OPERATOR = "trailingWindow"
 # Frames of the query: (column suffix, size, lag) in microseconds.
@@ -39,26 +38,10 @@ def trailing_query(stream: DataFrame) -> DataFrame:
 
 
 def generate(seed: int, cases: int = 4) -> Stream:
-    """Rows of a few keys (a null key among them) per case in arrival order: in order, equal
-    times, out of order within the delay and beyond it (often late), on a half-second grid with
-    some a millisecond off; 4 to 8 files, then the flush file."""
-    rng = random.Random(f"trailing-streaming-{seed}")
-    step = 500 * MS
-    arrivals = []
-    for case in range(cases):
-        keys = rng.sample(["a", "b", None], rng.randint(1, 3))
-        clock = BASE + rng.randint(0, 4) * step
-        times: List[int] = []
-        for _ in range(rng.randint(8, 30)):
-            clock += rng.choice([0, 0, 1, 2, 4, 6]) * step
-            t = arrival_time(rng, clock, times, step, 20 * SEC)
-            if rng.random() < 0.1:
-                t += rng.choice([-MS, MS])
-            times.append(t)
-            arrivals.append((clock, rng.random(), case, rng.choice(keys), t, rng.randint(-20, 20)))
-    arrivals.sort(key=lambda a: (a[0], a[1]))
-    events = [(c, k, t, v, i) for i, (_, _, c, k, t, v) in enumerate(arrivals)]
-    return Stream(split_into_files(rng, events) + [[flush_event(events, 10 * SEC)]], 10 * SEC)
+    """The streaming harness's random streams (generate_stream), with a null key among the keys,
+    8 to 30 rows per case and late rows up to 20 seconds back, for frames up to 10 seconds."""
+    return generate_stream(seed, 10 * SEC, cases, name=f"trailing-streaming-{seed}", keys=("a", "b", None),
+                           rows=(8, 30), late_span=20 * SEC)
 
 
 def expected_rows(stream: Stream, runs: Sequence[Run]) -> Dict[int, tuple]:
