@@ -22,7 +22,7 @@ from checkpoint_fixtures import STORES, restore
 from error_conditions import assert_condition, condition_of, run_time_cause
 from streaming_harness import (DELAY_TEXT, FLUSH_KEY, ID, KEY, ROCKSDB, Run, Stream, batch_plan, operator_metrics,
                                read_stream, run_query, session_conf, state_store, write_files)
-from trailing_harness import OPERATOR, check, emitted_rows, generate, trailing_query
+from trailing_harness import OPERATOR, check, emitted_rows, frame_query, generate, trailing_query
 
 TRAILING_BATCH_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
 
@@ -213,3 +213,32 @@ def test_checkpoint_fixtures_restart(spark, tmp_path, folder):
         second = run_query(spark, source, checkpoint, trailing_query, "append")
     assert second.progress and first.rows, "the fixture stops half-way, with rows emitted and rows to emit"
     check(stream, [first, second])
+
+
+def test_every_aggregate_as_spark_computes_it(spark, tmp_path):
+    """The batch suite's ten aggregates (a decimal sum, avg, stddev, sorted collect_list, a Scala
+    Aggregator UDAF...) over a frame up to the row and one that ends 2 seconds before it, on a
+    stream: each emitted row as Spark's own Window computes it over the kept rows."""
+    sizes = ["10 seconds", "8 seconds/2 seconds"]
+    stream = generate(8)
+
+    def build(df: DataFrame) -> DataFrame:
+        df.withWatermark("ts", DELAY_TEXT).createOrReplaceTempView("stream_events")
+        return df.sparkSession.sql(frame_query("stream_events", sizes))
+
+    runs = run_stream(spark, tmp_path, stream, ROCKSDB, build=build)
+    late = stream.late(batch_plan(stream, runs))
+    kept = [e for f in stream.files for e in f if e[ID] not in late and e[KEY] != FLUSH_KEY]
+    spark.createDataFrame(kept, "case int, k string, t long, v long, id long") \
+        .withColumn("ts", F.timestamp_micros("t")).createOrReplaceTempView("kept_events")
+    with session_conf(spark, TRAILING_BATCH_CONF, "false"):
+        want = {r.id: r.asDict() for r in spark.sql(frame_query("kept_events", sizes)).collect()}
+    got = [r.asDict() for run in runs for _, r in run.rows if r.k != FLUSH_KEY]
+    assert len(got) == len({r["id"] for r in got}) > 30
+    for row in got:
+        expected = want[row["id"]]
+        for column, value in row.items():
+            if isinstance(value, float):
+                assert value == pytest.approx(expected[column], rel=1e-9), (row["id"], column)
+            else:
+                assert value == expected[column], (row["id"], column, value, expected[column])

@@ -84,3 +84,26 @@ def check(stream: Stream, runs: Sequence[Run]) -> None:
         assert rid in got, f"row {rid} never emitted (expected in batch {want_batch})"
         assert got[rid] == (want_batch, want), f"row {rid}: got {got[rid]}, expected {(want_batch, want)}"
     assert set(got) == set(expected), f"unexpected rows {sorted(set(got) - set(expected))[:5]}"
+
+
+def frame_query(table: str, sizes) -> str:
+    """Ten aggregates per frame; a frame is named by its size ("10 seconds": up to the current
+    row) or by its size and lag ("60 seconds/10 seconds": up to 10 seconds before the row; Spark wants both bounds of one interval type)."""
+    cols = []
+    for name in sizes:
+        size, _, lag = name.partition("/")
+        upper = f"INTERVAL '{lag}' PRECEDING" if lag else "CURRENT ROW"
+        w = f"PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '{size}' PRECEDING AND {upper}"
+        tag = tag_of(name)
+        cols += [f"count(*) OVER ({w}) AS n_{tag}", f"count(v) OVER ({w}) AS c_{tag}",
+                 f"sum(v) OVER ({w}) AS s_{tag}", f"min(v) OVER ({w}) AS lo_{tag}",
+                 f"max(v) OVER ({w}) AS hi_{tag}", f"avg(v) OVER ({w}) AS a_{tag}",
+                 f"sort_array(collect_list(v) OVER ({w})) AS l_{tag}",
+                 f"sum(CAST(v AS DECIMAL(10, 2))) OVER ({w}) AS d_{tag}",
+                 f"typed_sum(coalesce(v, 0)) OVER ({w}) AS t_{tag}", f"stddev_samp(v) OVER ({w}) AS sd_{tag}"]
+    return f"SELECT id, k, ts, v, {', '.join(cols)} FROM {table}"
+
+
+def tag_of(name: str) -> str:
+    """"10 seconds" -> "10", "1 minute/10 seconds" -> "1_10": a suffix of column names."""
+    return "_".join(part.split()[0] for part in name.split("/"))
