@@ -92,7 +92,14 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
     query = (trailing_query(read_stream(spark, str(tmp_path / "in"))).writeStream.format("noop")
              .option("checkpointLocation", str(tmp_path / "ck2")).trigger(availableNow=True).start())
     assert query.awaitTermination(120)
-    physical = re.sub(r"#[0-9]+L?", "", query._jsq.streamingQuery().lastExecution().executedPlan().toString())
+    execution = query._jsq.streamingQuery().lastExecution()
+    physical = re.sub(r"#[0-9]+L?", "", execution.executedPlan().toString())
+    formatted = re.sub(r"#[0-9]+L?", "", execution.explainString(
+        getattr(getattr(spark._jvm.org.apache.spark.sql.execution, "FormattedMode$"), "MODULE$")))
+    for line in ("Partition [2]: [case, k]", "Frame 10 seconds [3]: [count(1) ", ") AS ids_10s]",
+                 "Frame 8 seconds to 2 seconds before [2]: [count(1) ", ") AS ids_8s_2s]", "Time: ts",
+                 "State format version: 1", "Output mode: Append", "Watermarks (late rows / eviction, ms): "):
+        assert line in formatted, formatted
     # The helper's frames (ORDER BY unix_micros(ts)) and the SQL frame with a lag (ORDER BY ts):
     # one operator, every frame in it.
     assert physical.count("StreamingTrailingWindow(") == 1, physical
