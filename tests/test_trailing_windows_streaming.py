@@ -225,13 +225,18 @@ def test_checkpoint_fixtures_restart(spark, tmp_path, folder):
 def test_every_aggregate_as_spark_computes_it(spark, tmp_path):
     """The batch suite's ten aggregates (a decimal sum, avg, stddev, sorted collect_list, a Scala
     Aggregator UDAF...) over a frame up to the row and one that ends 2 seconds before it, on a
-    stream: each emitted row as Spark's own Window computes it over the kept rows."""
+    stream: the batch query's schema, and each emitted row as Spark's own Window computes it over
+    the kept rows."""
     sizes = ["10 seconds", "8 seconds/2 seconds"]
     stream = generate(8)
 
+    schemas = []
+
     def build(df: DataFrame) -> DataFrame:
         df.withWatermark("ts", DELAY_TEXT).createOrReplaceTempView("stream_events")
-        return df.sparkSession.sql(frame_query("stream_events", sizes))
+        query = df.sparkSession.sql(frame_query("stream_events", sizes))
+        schemas.append(query.schema)
+        return query
 
     runs = run_stream(spark, tmp_path, stream, ROCKSDB, build=build)
     late = stream.late(batch_plan(stream, runs))
@@ -239,7 +244,13 @@ def test_every_aggregate_as_spark_computes_it(spark, tmp_path):
     spark.createDataFrame(kept, "case int, k string, t long, v long, id long") \
         .withColumn("ts", F.timestamp_micros("t")).createOrReplaceTempView("kept_events")
     with session_conf(spark, TRAILING_BATCH_CONF, "false"):
-        want = {r.id: r.asDict() for r in spark.sql(frame_query("kept_events", sizes)).collect()}
+        batch = spark.sql(frame_query("kept_events", sizes))
+        want = {r.id: r.asDict() for r in batch.collect()}
+    # The same columns, types and nullability as the batch query (count is never null); the
+    # stream's `ts` also carries its watermark in its metadata.
+    def fields(schema):
+        return [(f.name, f.dataType, f.nullable) for f in schema.fields]
+    assert fields(schemas[0]) == fields(batch.schema)
     got = [r.asDict() for run in runs for _, r in run.rows if r.k != FLUSH_KEY]
     assert len(got) == len({r["id"] for r in got}) > 30
     for row in got:

@@ -36,6 +36,12 @@ final class TrailingRowsProcessor(
     windows: (Iterator[InternalRow], Long) => Iterator[InternalRow]) {
 
   private val keyOfInput = layout.keyOfInput(time)
+  private val toUnsafe = layout.valueOfInput()
+  // Spark's operators hand on UnsafeRows; any other row is written as one.
+  private def valueOf(row: InternalRow): UnsafeRow = row match {
+    case u: UnsafeRow => u
+    case other => toUnsafe(other)
+  }
   private val groupOfKey = layout.groupOfKey()
   private val family = layout.dataFamily
   /** Rows no later window reaches once this micro-batch's are emitted. */
@@ -66,7 +72,7 @@ final class TrailingRowsProcessor(
       if (!key.isNullAt(layout.timeOrdinal)) {
         if (key.getLong(layout.timeOrdinal) <= lateMicros) droppedLateRows += 1
         else {
-          StateStoreApi.put(store, key, row.asInstanceOf[UnsafeRow], family)
+          StateStoreApi.put(store, key, valueOf(row), family)
           rowsWritten += 1
         }
       }

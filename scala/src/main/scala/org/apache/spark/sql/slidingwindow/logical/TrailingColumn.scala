@@ -23,7 +23,8 @@ case class TrailingColumn(function: AggregateFunction, size: Long, lag: Long, na
 
   override def child: Expression = function
   override def dataType: DataType = function.dataType
-  override def nullable: Boolean = true
+  // As Spark's WindowExpression: the function's (count is never null, even over an empty frame).
+  override def nullable: Boolean = function.nullable
   override def qualifier: Seq[String] = Nil
 
   override def toAttribute: Attribute = AttributeReference(name, dataType, nullable)(exprId)

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.state
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, Literal, NamedExpression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, Literal, NamedExpression, UnsafeProjection}
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType}
 
@@ -40,8 +40,10 @@ final class TrailingStateLayout(val version: Int, partitionSpec: Seq[Expression]
    */
   def keyOfInput(time: Expression): UnsafeProjection =
     ProjectionPool.unsafe(groupExpressions ++ Seq(time, BoundReference(input.length, LongType, nullable = false)),
-      input :+ seqAttribute)
-  private lazy val seqAttribute = org.apache.spark.sql.catalyst.expressions.AttributeReference("__seq", LongType, nullable = false)()
+      input :+ AttributeReference("__seq", LongType, nullable = false)())
+
+  /** The value of an input row: the row itself, as an UnsafeRow. */
+  def valueOfInput(): UnsafeProjection = ProjectionPool.unsafe(input, input)
 
   /** The group of a key: the prefix a prefix scan reads a group by. */
   def groupOfKey(): UnsafeProjection =
