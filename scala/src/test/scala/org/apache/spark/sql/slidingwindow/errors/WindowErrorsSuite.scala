@@ -46,7 +46,12 @@ class WindowErrorsSuite {
     "jarForAnotherSpark" -> (() => WindowErrors.jarForAnotherSpark("4.0.5", "4.3.0", "4.3")),
     "invalidSetting" -> (() => WindowErrors.invalidSetting("spark.sql.slidingWindow.idleTimeout", "soon",
       "a duration such as 30s, 5min or '10 minutes', not negative")),
-    "boundsOverflow" -> (() => WindowErrors.boundsOverflow("sliding_window", Long.MaxValue, 10L)))
+    "boundsOverflow" -> (() => WindowErrors.boundsOverflow("sliding_window", Long.MaxValue, 10L)),
+    "streamingWindowNotTrailing" -> (() => WindowErrors.streamingWindowNotTrailing(
+      "row_number() OVER (PARTITION BY card ORDER BY ts ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS n")),
+    "trailingOutputMode" -> (() => WindowErrors.trailingOutputMode("count(1) OVER (10 minutes) AS `n_10m`", "Update")),
+    "trailingWithoutWatermark" ->
+      (() => WindowErrors.trailingWithoutWatermark("count(1) OVER (10 minutes) AS `n_10m`", "ts", Seq("other"))))
 
   /** The exception of a factory, thrown (analysis errors) or returned (run-time errors). */
   private def raised(factory: () => Throwable): SparkThrowable = {
