@@ -49,7 +49,7 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
       WindowErrors.trailingWithoutWatermark(expressions, quoteIfNeeded(w.timeName),
         TimeColumnWatermark.declared(w.child))
     }
-    val largestSize = windowExpressions.flatMap(TrailingFrame.of(_, w.orderSpec)).map(_.size).max
+    val largestSize = w.windowExpressions.map(_.size).max
     val operatorId = execution.map(StreamingQueryContext.trailingOperatorId(_, w))
     val stateInfo = for (ie <- execution; id <- operatorId)
       yield StreamingQueryContext.stateInfo(ie, id, w.partitionSpec.nonEmpty)

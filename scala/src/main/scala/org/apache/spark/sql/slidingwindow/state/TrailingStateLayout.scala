@@ -36,7 +36,7 @@ final class TrailingStateLayout(val version: Int, partitionSpec: Seq[Expression]
 
   /**
    * The key of an input row: over the input row followed by its `__seq`, a LongType column at
-   * ordinal `input.length`; `time` is the ORDER BY expression, bound to nothing yet.
+   * ordinal `input.length`; `time` is the ORDER BY expression over the input (bound or not).
    */
   def keyOfInput(time: Expression): UnsafeProjection =
     ProjectionPool.unsafe(groupExpressions ++ Seq(time, BoundReference(input.length, LongType, nullable = false)),
