@@ -21,7 +21,7 @@ import trailing_fixtures
 from checkpoint_fixtures import STORES, restore
 from error_conditions import assert_condition, condition_of, run_time_cause
 from streaming_harness import (DELAY_TEXT, FLUSH_KEY, ID, KEY, ROCKSDB, Run, Stream, batch_plan, operator_metrics,
-                               read_stream, run_query, session_conf, state_store, write_files)
+                               read_stream, run_query, session_conf, spark_version, state_store, write_files)
 from trailing_harness import OPERATOR, check, emitted_rows, frame_query, generate, trailing_query
 
 TRAILING_BATCH_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
@@ -132,13 +132,25 @@ def test_sql_window_clause(spark, tmp_path):
     check(stream, runs)
 
 
-def start_failure(spark, tmp_path, build, mode: str = "append"):
-    """The extension's error a query of `build` fails with: when it is built (analysis), or when
-    its first micro-batch is planned (then Spark's STREAM_FAILED is caused by it)."""
+def start_failure(spark, tmp_path, build, mode: str = "append", at_start: bool = False):
+    """The extension's error a query of `build` fails with: when it is built (analysis), when it
+    starts (`start()`), or when its first micro-batch is planned (then Spark's STREAM_FAILED is
+    caused by it). With `at_start`, the error must come by `start()` where Spark checks the query
+    there for the extension (4.0 and later)."""
     source = str(tmp_path / "in")
     write_files(source, generate(6).files[:1])
+    started = False
     with pytest.raises(Exception) as failure:
-        run_query(spark, source, str(tmp_path / "ck"), build, mode)
+        writer = (build(read_stream(spark, source)).writeStream.outputMode(mode).format("noop")
+                  .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True))
+        query = writer.start()
+        started = True
+        try:
+            query.awaitTermination(120)
+        finally:
+            query.stop()
+    if at_start and spark_version(spark) >= (4, 0):
+        assert not started, "the query started: its error should come from start()"
     if (condition_of(failure.value) or "").startswith("WINDOW_"):
         return failure.value
     return run_time_cause(failure.value)
@@ -159,9 +171,13 @@ def test_other_window_functions_refused(spark, tmp_path, expression):
     assert "RANGE BETWEEN" in str(error)
 
 
-def test_update_mode_refused(spark, tmp_path):
-    error = start_failure(spark, tmp_path, trailing_query, "update")
+@pytest.mark.parametrize("mode", ["update", "complete"])
+def test_other_output_modes_refused(spark, tmp_path, mode):
+    if mode == "complete" and spark_version(spark) < (4, 0):
+        pytest.skip("Spark 3.5 refuses the Complete mode without an aggregation itself, at start()")
+    error = start_failure(spark, tmp_path, trailing_query, mode, at_start=True)
     assert_condition(error, "WINDOW_STREAMING_TRAILING_OUTPUT_MODE", "42KDE")
+    assert dict(error.getMessageParameters())["mode"] == mode.capitalize()
     assert 'outputMode("append")' in str(error)
 
 
@@ -172,7 +188,7 @@ def test_watermark_needed(spark, tmp_path, watermark):
             df = df.withColumn("other", F.col("ts")).withWatermark("other", DELAY_TEXT)
         return df.select("k", F.count("*").over(swa.trailing_window("k", "ts", "3 seconds")).alias("n"))
 
-    error = start_failure(spark, tmp_path, build)
+    error = start_failure(spark, tmp_path, build, at_start=True)
     assert_condition(error, "WINDOW_STREAMING_TRAILING_WATERMARK", "42KDE")
     assert 'withWatermark("ts", delay)' in str(error)
     if watermark == "other":
@@ -182,7 +198,8 @@ def test_watermark_needed(spark, tmp_path, watermark):
 def test_order_by_a_number_needs_a_watermarked_time(spark, tmp_path):
     """A BIGINT ORDER BY that is not `unix_micros` of the watermarked TIMESTAMP: no watermark orders it."""
     error = start_failure(spark, tmp_path, lambda df: df.withWatermark("ts", DELAY_TEXT).select(
-        "k", F.expr("count(*) OVER (PARTITION BY k ORDER BY v RANGE BETWEEN 3 PRECEDING AND CURRENT ROW)").alias("n")))
+        "k", F.expr("count(*) OVER (PARTITION BY k ORDER BY v RANGE BETWEEN 3 PRECEDING AND CURRENT ROW)").alias("n")),
+        at_start=True)
     assert_condition(error, "WINDOW_STREAMING_TRAILING_WATERMARK", "42KDE")
     assert "ORDER BY column v needs a watermark" in str(error)
 

@@ -3,13 +3,14 @@ package org.apache.spark.sql.slidingwindow.analysis
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.streaming.{InternalOutputModes, WriteToStreamStatement}
-import org.apache.spark.sql.slidingwindow.logical.WindowGrouping
+import org.apache.spark.sql.slidingwindow.logical.{StreamingTrailingWindow, WindowGrouping}
 import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 
 /**
  * Checks a streaming query when it starts (`writeStream...start()`), where its output mode is
  * first known: in the Append mode, the time column of each windowed aggregation must have the
- * watermark, not another column ([[TimeColumnWatermark.checkAppend]]).
+ * watermark, not another column ([[TimeColumnWatermark.checkAppend]]); trailing windows need the
+ * Append mode and a watermark on their ORDER BY column ([[StreamingTrailingWindowChecks]]).
  *
  * Spark checks the query in the same analysis, in its rule ResolveWriteToStream (the
  * UnsupportedOperationChecker), which rejects an append-mode aggregation none of whose grouping
@@ -28,6 +29,14 @@ object CheckStreamingWatermarks extends Rule[LogicalPlan] {
           case AggregateNode(_, _, g: WindowGrouping) if g.isStreaming =>
             TimeColumnWatermark.checkAppend(
               g.definition.kind.functionName, g.time, TimeColumnWatermark.describe(g.time), g.child)
+          case _ =>
+        }
+      case _ =>
+    }
+    plan match {
+      case s: WriteToStreamStatement =>
+        s.inputQuery.foreach {
+          case w: StreamingTrailingWindow => StreamingTrailingWindowChecks(w, s.outputMode)
           case _ =>
         }
       case _ =>

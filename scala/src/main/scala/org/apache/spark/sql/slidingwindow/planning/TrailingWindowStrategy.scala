@@ -1,12 +1,10 @@
 package org.apache.spark.sql.slidingwindow.planning
 
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window}
-import org.apache.spark.sql.catalyst.streaming.InternalOutputModes
-import org.apache.spark.sql.catalyst.util.{quoteIfNeeded, toPrettySQL}
+import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.slidingwindow.analysis.TimeColumnWatermark
-import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.analysis.StreamingTrailingWindowChecks
 import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec, TrailingWindowExec}
 import org.apache.spark.sql.slidingwindow.expressions.{TrailingFrame, WindowSize}
 import org.apache.spark.sql.slidingwindow.logical.StreamingTrailingWindow
@@ -41,14 +39,7 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
     val windowExpressions = w.windowExpressions.map(_.toAlias(w.partitionSpec, w.orderSpec))
     val execution = StreamingQueryContext.currentExecution(session)
     val outputMode = execution.map(_.outputMode)
-    lazy val expressions = w.windowExpressions.map(_.sql).mkString(", ")
-    outputMode.filter(_ != InternalOutputModes.Append).foreach { mode =>
-      WindowErrors.trailingOutputMode(expressions, mode.toString)
-    }
-    if (outputMode.isDefined && !TimeColumnWatermark.onTime(w.time)) {
-      WindowErrors.trailingWithoutWatermark(expressions, quoteIfNeeded(w.timeName),
-        TimeColumnWatermark.declared(w.child))
-    }
+    outputMode.foreach(StreamingTrailingWindowChecks(w, _))
     val largestSize = w.windowExpressions.map(_.size).max
     val operatorId = execution.map(StreamingQueryContext.trailingOperatorId(_, w))
     val stateInfo = for (ie <- execution; id <- operatorId)
