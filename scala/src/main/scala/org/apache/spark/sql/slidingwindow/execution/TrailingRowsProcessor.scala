@@ -96,16 +96,41 @@ final class TrailingRowsProcessor(
     due.toSeq
   }
 
+  // A group's rows as read, then put in (time, seq) order: primitive arrays, reused per group.
+  private var times = new Array[Long](64)
+  private var seqs = new Array[Long](64)
+  private var values = new Array[UnsafeRow](64)
+
   /** A group's rows up to the eviction watermark, in time order (then in the order they came). */
   private def rowsOf(group: UnsafeRow): Iterator[InternalRow] = {
-    val found = mutable.ArrayBuffer.empty[(Long, Long, UnsafeRow)]
+    var n = 0
     val rows = StateStoreApi.prefixScan(store, group, family)
     try rows.foreach { pair =>
       val t = pair.key.getLong(layout.timeOrdinal)
-      if (t <= evictionMicros) found += ((t, pair.key.getLong(layout.seqOrdinal), pair.value.copy()))
+      if (t <= evictionMicros) {
+        if (n == times.length) grow()
+        times(n) = t
+        seqs(n) = pair.key.getLong(layout.seqOrdinal)
+        values(n) = pair.value.copy()
+        n += 1
+      }
     } finally rows.close()
-    rowsRead += found.length
-    found.sortBy(r => (r._1, r._2)).iterator.map(_._3)
+    rowsRead += n
+    val order = TrailingRowsProcessor.order(times, seqs, n)
+    val sorted = new Array[UnsafeRow](n)
+    var i = 0
+    while (i < n) {
+      sorted(i) = values(order(i))
+      values(order(i)) = null
+      i += 1
+    }
+    sorted.iterator
+  }
+
+  private def grow(): Unit = {
+    times = java.util.Arrays.copyOf(times, times.length * 2)
+    seqs = java.util.Arrays.copyOf(seqs, seqs.length * 2)
+    values = java.util.Arrays.copyOf(values, values.length * 2)
   }
 
   /** Removes the rows no later window reaches: after the output is read, before the commit. */
@@ -113,5 +138,38 @@ final class TrailingRowsProcessor(
     expired.foreach(key => StateStoreApi.remove(store, key, family))
     rowsRemoved += expired.length
     expired.clear()
+  }
+}
+
+object TrailingRowsProcessor {
+  /**
+   * The indices of the first `n` rows in ascending (time, seq) order, without boxing: a merge
+   * sort of indices over the primitive arrays (stable, O(n log n)).
+   */
+  def order(times: Array[Long], seqs: Array[Long], n: Int): Array[Int] = {
+    var from = Array.tabulate(n)(identity)
+    var to = new Array[Int](n)
+    def before(a: Int, b: Int): Boolean =
+      times(a) < times(b) || (times(a) == times(b) && seqs(a) < seqs(b))
+    var width = 1
+    while (width < n) {
+      var lo = 0
+      while (lo < n) {
+        val mid = math.min(lo + width, n)
+        val hi = math.min(lo + 2 * width, n)
+        var (i, j, k) = (lo, mid, lo)
+        while (k < hi) {
+          if (i < mid && (j >= hi || !before(from(j), from(i)))) { to(k) = from(i); i += 1 }
+          else { to(k) = from(j); j += 1 }
+          k += 1
+        }
+        lo = hi
+      }
+      val swap = from
+      from = to
+      to = swap
+      width *= 2
+    }
+    from
   }
 }

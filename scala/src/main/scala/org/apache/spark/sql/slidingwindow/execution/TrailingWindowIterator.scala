@@ -35,10 +35,14 @@ final class TrailingWindowIterator(
   private var written: Iterator[UnsafeRow] = Iterator.empty
   private var results: InternalRow = _
   private val withResults = new JoinedRow
-  // The first row of the next time (or group), read while looking for the end of the peers.
+  // The results of every frame as one row, frames in order: a chain of JoinedRows made once.
+  private val chain = new ResultsChain
+  // The first row of the next time (or group), read while looking for the end of the peers; its
+  // time (none: null).
   private var pending: UnsafeRow = _
   private var pendingKey: UnsafeRow = _
-  private var pendingTime: Option[Long] = None
+  private var pendingTime = 0L
+  private var pendingHasTime = false
 
   override def hasNext: Boolean = {
     while (!written.hasNext) {
@@ -53,15 +57,15 @@ final class TrailingWindowIterator(
     output(withResults(written.next(), results))
   }
 
-  private def timeOf(row: InternalRow): Option[Long] = time.eval(row) match {
-    case null => None
-    case t => Some(t.asInstanceOf[Long])
-  }
-
   private def read(row: InternalRow): Unit = {
     pending = row.asInstanceOf[UnsafeRow]
     pendingKey = partitionKeys(row)
-    pendingTime = timeOf(row)
+    time.eval(row) match {
+      case null => pendingHasTime = false
+      case t =>
+        pendingHasTime = true
+        pendingTime = t.asInstanceOf[Long]
+    }
   }
 
   /**
@@ -78,8 +82,8 @@ final class TrailingWindowIterator(
       windows.reset()
       numGroups += 1
     }
-    val t = pendingTime
-    val emit = t.forall(_ > emitAfter)
+    val (t, hasTime) = (pendingTime, pendingHasTime)
+    val emit = !hasTime || t > emitAfter
     peers.clear()
     if (emit) peers.add(pending)
     windows.begin(pending)
@@ -87,7 +91,7 @@ final class TrailingWindowIterator(
     var more = true
     while (more && input.hasNext) {
       read(input.next())
-      if (pendingKey == groupKey && pendingTime == t) {
+      if (pendingKey == groupKey && pendingHasTime == hasTime && (!hasTime || pendingTime == t)) {
         if (emit) peers.add(pending)
         windows.add(pending)
         pending = null
@@ -100,12 +104,27 @@ final class TrailingWindowIterator(
       pending = pending.copy()
       pendingKey = pendingKey.copy()
     }
-    results = joined(windows.results(t))
+    results = chain(windows.results(hasTime, t))
     written = if (emit) peers.generateIterator() else Iterator.empty
     true
   }
+}
 
-  /** The results of every size as one row, sizes in order. */
-  private def joined(bySize: Array[InternalRow]): InternalRow =
-    bySize.reduceRight[InternalRow]((older, newer) => new JoinedRow(older, newer))
+/** The results of every frame as one row, frames in order, through JoinedRows made once. */
+private final class ResultsChain {
+  private var links: Array[JoinedRow] = _
+
+  def apply(byFrame: Array[InternalRow]): InternalRow = {
+    val n = byFrame.length
+    if (n == 1) return byFrame(0)
+    if (links == null) links = Array.fill(n - 1)(new JoinedRow)
+    // links(i) joins frame i with the rest: the last link joins the two last frames.
+    var rest = byFrame(n - 1)
+    var i = n - 2
+    while (i >= 0) {
+      rest = links(i)(byFrame(i), rest)
+      i -= 1
+    }
+    rest
+  }
 }

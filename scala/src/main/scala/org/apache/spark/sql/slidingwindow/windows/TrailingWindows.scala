@@ -47,29 +47,28 @@ final class TrailingWindows(
   def add(row: InternalRow): Unit = builders.foreach(_.add(row))
 
   /**
-   * The results of the windows of the time's rows (None: a null time), one row per frame, valid
-   * until the next [[begin]].
+   * The results of the windows of the time's rows, at `time` (`hasTime` false: a null time), one
+   * row per frame, valid until the next [[begin]].
    */
-  def results(time: Option[Long]): Array[InternalRow] = {
+  def results(hasTime: Boolean, time: Long): Array[InternalRow] = {
     var i = 0
     while (i < sizes.length) {
-      time match {
-        case Some(t) if waiting(i) == null =>
-          queues(i).push(t, builders(i).result)
-          queues(i).evictBefore(SaturatingTime.sub(t, sizes(i)))
-          queues(i).aggregate(parts)
-        case Some(t) =>
-          val fifo = waiting(i)
-          val end = SaturatingTime.sub(t, lags(i))
-          while (!fifo.isEmpty && fifo.peekFirst()._1 <= end) {
-            val (at, partial) = fifo.pollFirst()
-            queues(i).push(at, partial)
-          }
-          queues(i).evictBefore(SaturatingTime.sub(t, sizes(i)))
-          queues(i).aggregate(parts)
-          fifo.addLast((t, builders(i).result.copy()))
-        case None =>
-          parts.set(builders(i).result, null)
+      if (!hasTime) {
+        parts.set(builders(i).result, null)
+      } else if (waiting(i) == null) {
+        queues(i).push(time, builders(i).result)
+        queues(i).evictBefore(SaturatingTime.sub(time, sizes(i)))
+        queues(i).aggregate(parts)
+      } else {
+        val fifo = waiting(i)
+        val end = SaturatingTime.sub(time, lags(i))
+        while (!fifo.isEmpty && fifo.peekFirst()._1 <= end) {
+          val (at, partial) = fifo.pollFirst()
+          queues(i).push(at, partial)
+        }
+        queues(i).evictBefore(SaturatingTime.sub(time, sizes(i)))
+        queues(i).aggregate(parts)
+        fifo.addLast((time, builders(i).result.copy()))
       }
       out(i) = projections(i)(buffers(i).evaluate(parts))
       i += 1
