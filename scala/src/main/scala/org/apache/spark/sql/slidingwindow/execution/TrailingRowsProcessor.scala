@@ -5,18 +5,20 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, JoinedRow, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.state.{StateStoreApi, TrailingStateLayout}
+import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateStoreApi, TrailingStateLayout}
 
 /**
  * One micro-batch of one partition of streaming trailing windows, over the state of
  * [[TrailingStateLayout]]:
  *  1. the input rows are kept, each as a state row, but for those at or before the watermark for
  *     late rows (dropped, counted) and those without a time;
- *  2. a scan of the state finds the groups with rows due: after the watermark for late rows
- *     (which earlier micro-batches emitted up to) and at or before the watermark for eviction;
+ *  2. the groups with rows due are found: rows after the watermark for late rows (which earlier
+ *     micro-batches emitted up to) and at or before the watermark for eviction;
  *  3. each such group's rows up to the eviction watermark are read in time order and run through
  *     the trailing windows ([[BaseTrailingWindowExec]]'s algorithm, shared with batch queries):
- *     the rows due are emitted with their windows, the earlier ones are only in them;
+ *     the rows due are emitted with their windows, the earlier ones are only in them. On RocksDB
+ *     one scan of the state does 2 and 3, group after group; on other stores a scan finds the
+ *     groups and a prefix scan reads each;
  *  4. once the output is read, rows that no later row's window reaches (at or before the eviction
  *     watermark minus the largest size) are removed.
  * No row comes at or before an emitted time later: it would be late. So a row's window is
@@ -54,11 +56,27 @@ final class TrailingRowsProcessor(
   var rowsRead = 0L
   private val expired = mutable.ArrayBuffer.empty[UnsafeRow]
 
+  /**
+   * Whether a scan of the whole store gives each group's rows one after the other: RocksDB's,
+   * whose keys are in byte order with the group's bytes first (the prefix key encoding). Then
+   * one scan reads every group's rows ([[GroupsInOneScan]]); else a scan finds the groups with
+   * rows due and a prefix scan reads each.
+   */
+  private val scansByGroup = store.getClass.getName.startsWith(StateArrangement.rocksDbProvider)
+  private var oneScan: GroupsInOneScan = _
+
   /** The rows this micro-batch emits, with their windows; [[finish]] once they are read. */
   def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     keep(input)
-    val due = scan()
-    windows(due.iterator.flatMap(rowsOf), lateMicros)
+    if (evictionMicros <= lateMicros) {
+      windows(Iterator.empty, lateMicros)
+    } else if (scansByGroup) {
+      oneScan = new GroupsInOneScan
+      windows(oneScan, lateMicros)
+    } else {
+      val due = scan()
+      windows(due.iterator.flatMap(rowsOf), lateMicros)
+    }
   }
 
   private def keep(input: Iterator[InternalRow]): Unit = {
@@ -85,7 +103,6 @@ final class TrailingRowsProcessor(
    * nothing: the state is not read.
    */
   private def scan(): Seq[UnsafeRow] = {
-    if (evictionMicros <= lateMicros) return Nil
     val due = mutable.LinkedHashSet.empty[UnsafeRow]
     val rows = StateStoreApi.iterator(store, family)
     try rows.foreach { pair =>
@@ -96,45 +113,93 @@ final class TrailingRowsProcessor(
     due.toSeq
   }
 
-  // A group's rows as read, then put in (time, seq) order: primitive arrays, reused per group.
-  private var times = new Array[Long](64)
-  private var seqs = new Array[Long](64)
-  private var values = new Array[UnsafeRow](64)
+  private val buffer = new TrailingRowsProcessor.GroupBuffer
 
   /** A group's rows up to the eviction watermark, in time order (then in the order they came). */
   private def rowsOf(group: UnsafeRow): Iterator[InternalRow] = {
-    var n = 0
     val rows = StateStoreApi.prefixScan(store, group, family)
-    try rows.foreach { pair =>
-      val t = pair.key.getLong(layout.timeOrdinal)
-      if (t <= evictionMicros) {
-        if (n == times.length) grow()
-        times(n) = t
-        seqs(n) = pair.key.getLong(layout.seqOrdinal)
-        values(n) = pair.value.copy()
-        n += 1
-      }
-    } finally rows.close()
-    rowsRead += n
-    val order = TrailingRowsProcessor.order(times, seqs, n)
-    val sorted = new Array[UnsafeRow](n)
-    var i = 0
-    while (i < n) {
-      sorted(i) = values(order(i))
-      values(order(i)) = null
-      i += 1
-    }
-    sorted.iterator
+    try rows.foreach(pair => add(pair.key, pair.value)) finally rows.close()
+    rowsRead += buffer.size
+    buffer.sorted()
   }
 
-  private def grow(): Unit = {
-    times = java.util.Arrays.copyOf(times, times.length * 2)
-    seqs = java.util.Arrays.copyOf(seqs, seqs.length * 2)
-    values = java.util.Arrays.copyOf(values, values.length * 2)
+  private def add(key: UnsafeRow, value: UnsafeRow): Unit = {
+    val t = key.getLong(layout.timeOrdinal)
+    if (t <= evictionMicros) buffer.add(t, key.getLong(layout.seqOrdinal), value.copy())
+  }
+
+  /**
+   * The rows of every group with rows due, a group's rows in time order, from one scan of a store
+   * that gives each group's rows one after the other ([[scansByGroup]]): a group's rows are held
+   * until its last one is read, then run through its windows if any is due. Notes the rows to
+   * remove at the end, as [[scan]]. A group that came back after another would mean the store
+   * does not scan by group: that fails rather than emit windows without some of their rows.
+   */
+  private final class GroupsInOneScan extends Iterator[InternalRow] {
+    private val pairs = StateStoreApi.iterator(store, family)
+    private val seen = mutable.HashSet.empty[UnsafeRow]
+    private var group: UnsafeRow = _
+    private var groupDue = false
+    private var out: Iterator[InternalRow] = Iterator.empty
+    private var open = true
+
+    override def hasNext: Boolean = {
+      while (!out.hasNext && open) readGroup()
+      out.hasNext
+    }
+
+    override def next(): InternalRow = {
+      if (!hasNext) throw new NoSuchElementException
+      out.next()
+    }
+
+    /** Reads until a group's rows are all read (its rows due, if any, in `out`) or the end. */
+    private def readGroup(): Unit = {
+      var ended = false
+      while (!ended) {
+        if (!pairs.hasNext) {
+          close()
+          endGroup()
+          return
+        }
+        val pair = pairs.next()
+        val key = groupOfKey(pair.key)
+        if (group == null || key != group) {
+          ended = endGroup()
+          group = key.copy()
+          if (!seen.add(group)) {
+            throw new IllegalStateException(s"the state store ${store.id} did not give a group's rows one after the other")
+          }
+        }
+        val t = pair.key.getLong(layout.timeOrdinal)
+        if (t > lateMicros && t <= evictionMicros) groupDue = true
+        if (t <= expiresThrough) expired += pair.key.copy()
+        add(pair.key, pair.value)
+      }
+    }
+
+    /** The group read so far is complete: its rows go out if any is due. Whether they do. */
+    private def endGroup(): Boolean = {
+      val due = groupDue && buffer.size > 0
+      groupDue = false
+      if (due) {
+        rowsRead += buffer.size
+        out = buffer.sorted()
+      } else {
+        buffer.clear()
+      }
+      due
+    }
+
+    def close(): Unit = if (open) {
+      open = false
+      pairs.close()
+    }
   }
 
   /** Removes the rows no later window reaches: after the output is read, before the commit. */
   def finish(): Unit = {
+    if (oneScan != null) oneScan.close()
     expired.foreach(key => StateStoreApi.remove(store, key, family))
     rowsRemoved += expired.length
     expired.clear()
@@ -142,6 +207,44 @@ final class TrailingRowsProcessor(
 }
 
 object TrailingRowsProcessor {
+  /** A group's rows as read (time, seq, value), then in (time, seq) order: primitive arrays, reused. */
+  private final class GroupBuffer {
+    private var times = new Array[Long](64)
+    private var seqs = new Array[Long](64)
+    private var values = new Array[UnsafeRow](64)
+    var size = 0
+
+    def add(time: Long, seq: Long, value: UnsafeRow): Unit = {
+      if (size == times.length) {
+        times = java.util.Arrays.copyOf(times, size * 2)
+        seqs = java.util.Arrays.copyOf(seqs, size * 2)
+        values = java.util.Arrays.copyOf(values, size * 2)
+      }
+      times(size) = time
+      seqs(size) = seq
+      values(size) = value
+      size += 1
+    }
+
+    /** The rows in (time, seq) order; empties the buffer. */
+    def sorted(): Iterator[InternalRow] = {
+      val order = TrailingRowsProcessor.order(times, seqs, size)
+      val rows = new Array[InternalRow](size)
+      var i = 0
+      while (i < size) {
+        rows(i) = values(order(i))
+        i += 1
+      }
+      clear()
+      rows.iterator
+    }
+
+    def clear(): Unit = {
+      java.util.Arrays.fill(values.asInstanceOf[Array[AnyRef]], 0, size, null)
+      size = 0
+    }
+  }
+
   /**
    * The indices of the first `n` rows in ascending (time, seq) order, without boxing: a merge
    * sort of indices over the primitive arrays (stable, O(n log n)).

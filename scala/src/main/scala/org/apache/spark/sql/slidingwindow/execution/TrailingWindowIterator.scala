@@ -104,8 +104,13 @@ final class TrailingWindowIterator(
       pending = pending.copy()
       pendingKey = pendingKey.copy()
     }
-    results = chain(windows.results(hasTime, t))
-    written = if (emit) peers.generateIterator() else Iterator.empty
+    if (emit) {
+      results = chain(windows.results(hasTime, t))
+      written = peers.generateIterator()
+    } else {
+      windows.pass(hasTime, t)
+      written = Iterator.empty
+    }
     true
   }
 }

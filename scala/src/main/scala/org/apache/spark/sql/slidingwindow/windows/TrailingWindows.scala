@@ -53,26 +53,43 @@ final class TrailingWindows(
   def results(hasTime: Boolean, time: Long): Array[InternalRow] = {
     var i = 0
     while (i < sizes.length) {
-      if (!hasTime) {
-        parts.set(builders(i).result, null)
-      } else if (waiting(i) == null) {
-        queues(i).push(time, builders(i).result)
-        queues(i).evictBefore(SaturatingTime.sub(time, sizes(i)))
+      if (hasTime) {
+        enter(i, time)
         queues(i).aggregate(parts)
       } else {
-        val fifo = waiting(i)
-        val end = SaturatingTime.sub(time, lags(i))
-        while (!fifo.isEmpty && fifo.peekFirst()._1 <= end) {
-          val (at, partial) = fifo.pollFirst()
-          queues(i).push(at, partial)
-        }
-        queues(i).evictBefore(SaturatingTime.sub(time, sizes(i)))
-        queues(i).aggregate(parts)
-        fifo.addLast((time, builders(i).result.copy()))
+        parts.set(builders(i).result, null)
       }
       out(i) = projections(i)(buffers(i).evaluate(parts))
       i += 1
     }
     out
+  }
+
+  /**
+   * The time's rows enter the windows of later times, without results of their own: rows a
+   * stream emitted in an earlier micro-batch, read again for the windows of its later rows.
+   */
+  def pass(hasTime: Boolean, time: Long): Unit = if (hasTime) {
+    var i = 0
+    while (i < sizes.length) {
+      enter(i, time)
+      i += 1
+    }
+  }
+
+  /** Frame `i` moves to `time`: the time's partial is pushed (or waits for the lag), the old evicted. */
+  private def enter(i: Int, time: Long): Unit = {
+    if (waiting(i) == null) {
+      queues(i).push(time, builders(i).result)
+    } else {
+      val fifo = waiting(i)
+      val end = SaturatingTime.sub(time, lags(i))
+      while (!fifo.isEmpty && fifo.peekFirst()._1 <= end) {
+        val (at, partial) = fifo.pollFirst()
+        queues(i).push(at, partial)
+      }
+      fifo.addLast((time, builders(i).result.copy()))
+    }
+    queues(i).evictBefore(SaturatingTime.sub(time, sizes(i)))
   }
 }
