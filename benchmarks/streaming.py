@@ -67,7 +67,12 @@ TRACK_ROWS = "spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows"
 
 
 def source(spark: SparkSession, args) -> DataFrame:
+    """`rows_per_batch` rows per micro-batch over `groups` keys, at times spread over the
+    micro-batch's `advance` seconds; with `distinct_times`, each of a group's rows of a micro-batch
+    at its own millisecond (else a group's rows of a micro-batch share a few)."""
     advance_ms = int(args.advance * 1000)
+    spread = (f"floor(value / {args.groups}) * 7919" if getattr(args, "distinct_times", False)
+              else "value * 7919")
     return (spark.readStream.format("rate-micro-batch")
             .option("rowsPerBatch", args.rows_per_batch)
             .option("numPartitions", args.partitions)
@@ -75,7 +80,7 @@ def source(spark: SparkSession, args) -> DataFrame:
             .option("advanceMillisPerBatch", advance_ms)
             .load()
             .selectExpr(f"value % {args.groups} AS k",
-                        f"timestamp_millis(unix_millis(timestamp) + pmod(value * 7919, {advance_ms})) AS ts",
+                        f"timestamp_millis(unix_millis(timestamp) + pmod({spread}, {advance_ms})) AS ts",
                         "value AS v")
             .withWatermark("ts", f"{args.delay} seconds"))
 

@@ -204,6 +204,23 @@ def test_order_by_a_number_needs_a_watermarked_time(spark, tmp_path):
     assert "ORDER BY column v needs a watermark" in str(error)
 
 
+@pytest.mark.parametrize("written", ["sql", "helper"])
+def test_timestamp_ntz_time_refused(spark, tmp_path, written):
+    """A TIMESTAMP_NTZ column cannot have a watermark: the query is refused when it is defined,
+    with what to convert, whether the frame is in SQL or from the helper (unix_micros of it)."""
+    def build(df: DataFrame) -> DataFrame:
+        df = df.withColumn("local", F.expr("CAST(ts AS TIMESTAMP_NTZ)"))
+        if written == "sql":
+            return df.select("k", F.expr("count(*) OVER (PARTITION BY k ORDER BY local "
+                                         "RANGE BETWEEN INTERVAL 3 SECONDS PRECEDING AND CURRENT ROW)").alias("n"))
+        return df.select("k", F.count("*").over(swa.trailing_window("k", "local", "3 seconds")).alias("n"))
+
+    error = start_failure(spark, tmp_path, build)
+    assert_condition(error, "WINDOW_STREAMING_TRAILING_TIMESTAMP_NTZ", "42KDE")
+    assert dict(error.getMessageParameters())["timeColumn"] == "local"
+    assert "to_utc_timestamp(local, 'UTC')" in str(error)
+
+
 def test_restart_with_a_larger_frame_refused(spark, tmp_path):
     """The state keeps rows for the largest frame: a restart may not make it larger."""
     stream = generate(7)

@@ -1,11 +1,12 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, UnixMicros}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Cast, UnixMicros}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.catalyst.util.toPrettySQL
+import org.apache.spark.sql.catalyst.util.{quoteIfNeeded, toPrettySQL}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.logical.{StreamingTrailingWindow, TrailingColumn}
+import org.apache.spark.sql.types.TimestampNTZType
 
 /**
  * Gives a streaming query's `Window` node of trailing windows ([[TrailingColumn]]) our own logical
@@ -25,6 +26,9 @@ object PlanStreamingTrailingWindows extends Rule[LogicalPlan] {
         }
         val order = w.orderSpec.head.child.asInstanceOf[Attribute]
         val source = sourceOf(order, w.child)
+        if (source.dataType == TimestampNTZType) {
+          WindowErrors.trailingOnTimestampNtz(columns.map(_.sql).mkString(", "), quoteIfNeeded(source.name))
+        }
         w.child match {
           // Spark makes one Window per ORDER BY expression: frames on `ts` and on `unix_micros(ts)`
           // (the Python helper's) are in one operator all the same, with one state.
@@ -41,10 +45,13 @@ object PlanStreamingTrailingWindows extends Rule[LogicalPlan] {
   /**
    * The column whose watermark orders the windows: the ORDER BY column itself, or the TIMESTAMP
    * column it is `unix_micros` of (`sliding_window_agg.trailing_window` orders by `unix_micros(ts)`,
-   * which the analyzer computes in a Project below the Window).
+   * which the analyzer computes in a Project below the Window; of a TIMESTAMP_NTZ column, through
+   * the cast the analyzer adds).
    */
   private def sourceOf(order: Attribute, child: LogicalPlan): Attribute =
     child.flatMap(_.expressions).iterator.flatMap(_.collectFirst {
       case al @ Alias(UnixMicros(t: Attribute), _) if al.exprId == order.exprId => t
+      case al @ Alias(UnixMicros(Cast(t: Attribute, _, _, _)), _)
+          if al.exprId == order.exprId && t.dataType == TimestampNTZType => t
     }).toSeq.headOption.getOrElse(order)
 }

@@ -92,6 +92,10 @@ object WindowErrors {
   def trailingOutputMode(expressions: String, mode: String): Nothing =
     fail("WINDOW_STREAMING_TRAILING_OUTPUT_MODE", "expressions" -> expressions, "mode" -> mode)
 
+  /** Trailing windows on a stream ordered by a TIMESTAMP_NTZ column, which cannot have a watermark. */
+  def trailingOnTimestampNtz(expressions: String, timeColumn: String): Nothing =
+    fail("WINDOW_STREAMING_TRAILING_TIMESTAMP_NTZ", "expressions" -> expressions, "timeColumn" -> timeColumn)
+
   /**
    * Trailing windows on a stream whose ORDER BY column has no watermark (`watermarkColumns`: the
    * columns the query has one on, if any).

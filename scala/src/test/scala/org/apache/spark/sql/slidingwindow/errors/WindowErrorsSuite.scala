@@ -50,6 +50,7 @@ class WindowErrorsSuite {
     "streamingWindowNotTrailing" -> (() => WindowErrors.streamingWindowNotTrailing(
       "row_number() OVER (PARTITION BY card ORDER BY ts ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS n")),
     "trailingOutputMode" -> (() => WindowErrors.trailingOutputMode("count(1) OVER (10 minutes) AS `n_10m`", "Update")),
+    "trailingOnTimestampNtz" -> (() => WindowErrors.trailingOnTimestampNtz("count(1) OVER (10 minutes) AS `n_10m`", "ts")),
     "trailingWithoutWatermark" ->
       (() => WindowErrors.trailingWithoutWatermark("count(1) OVER (10 minutes) AS `n_10m`", "ts", Seq("other"))))
 
