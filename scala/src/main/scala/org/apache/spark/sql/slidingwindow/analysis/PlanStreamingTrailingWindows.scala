@@ -24,7 +24,11 @@ object PlanStreamingTrailingWindows extends Rule[LogicalPlan] {
         val columns = w.windowExpressions.map { e =>
           TrailingColumn.of(e, w.orderSpec).getOrElse(WindowErrors.streamingWindowNotTrailing(toPrettySQL(e)))
         }
-        val order = w.orderSpec.head.child.asInstanceOf[Attribute]
+        // Spark's analyzer orders a Window by attributes, computing any expression below it.
+        val order = w.orderSpec.head.child match {
+          case a: Attribute => a
+          case _ => WindowErrors.streamingWindowNotTrailing(toPrettySQL(w.windowExpressions.head))
+        }
         val source = sourceOf(order, w.child)
         if (source.dataType == TimestampNTZType) {
           WindowErrors.trailingOnTimestampNtz(columns.map(_.sql).mkString(", "), quoteIfNeeded(source.name))
