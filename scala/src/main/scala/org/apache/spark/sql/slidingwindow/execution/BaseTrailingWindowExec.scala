@@ -90,7 +90,7 @@ trait BaseTrailingWindowExec extends UnaryExecNode {
       new TrailingWindowIterator(
         ProjectionPool.unsafe(partitionSpec, input),
         BindReferences.bindReference(orderSpec.head.child, input),
-        new TrailingWindows(sizes, lags, buffers, bufferConf),
+        new TrailingWindows(sizes, lags, buffers, bufferConf, emitAfter),
         SpillableRows(SQLConf.get), // the task's copy of the session's settings
         ProjectionPool.unsafe(outputExpressions, input ++ results),
         rows, numGroups, numOutputRows, emitAfter)

@@ -86,7 +86,7 @@ final class TrailingWindowIterator(
     val emit = !hasTime || t > emitAfter
     peers.clear()
     if (emit) peers.add(pending)
-    windows.begin(pending)
+    windows.begin(pending, hasTime, t)
     pending = null
     var more = true
     while (more && input.hasNext) {

@@ -18,21 +18,31 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, Aggrega
  * Rows with a null time are peers of each other only: their window is themselves, lag or not (as
  * in Spark's RANGE frames).
  *
- * @param sizes   how far back each frame starts, in microseconds
- * @param lags    how far back each frame ends
- * @param buffers the aggregates of each frame, over the group's input rows
+ * A stream's micro-batch reads the rows it emitted before again, for the windows of its later
+ * ones, which all come after `emitAfter`: a time at or before `emitAfter - size` is in none of
+ * them, so that frame skips it.
+ *
+ * @param sizes     how far back each frame starts, in microseconds
+ * @param lags      how far back each frame ends
+ * @param buffers   the aggregates of each frame, over the group's input rows
+ * @param emitAfter the rows with results come after it (Long.MinValue: any row)
  */
 final class TrailingWindows(
     sizes: Array[Long],
     lags: Array[Long],
     buffers: Array[AggregateBuffers],
-    conf: WindowBufferConf) {
+    conf: WindowBufferConf,
+    emitAfter: Long = Long.MinValue) {
   private val queues = buffers.map(TwoStacks.inMemory(_, conf))
   private val waiting = lags.map(lag => if (lag > 0) new ArrayDeque[(Long, UnsafeRow)] else null)
   private val builders = buffers.map(new PartialBuilder(_))
   private val parts = new AggregateParts
   private val projections = buffers.map(b => UnsafeProjection.create(b.resultTypes.toArray))
   private val out = new Array[InternalRow](sizes.length)
+  // The latest time each frame skips, and which frames take the current time.
+  private val skipsThrough = sizes.map(size => if (emitAfter == Long.MinValue) Long.MinValue
+    else SaturatingTime.sub(emitAfter, size))
+  private val taking = Array.fill(sizes.length)(true)
 
   /** A new group: nothing before it is in its windows. */
   def reset(): Unit = {
@@ -40,17 +50,31 @@ final class TrailingWindows(
     waiting.foreach(w => if (w != null) w.clear())
   }
 
-  /** The first row of a time. */
-  def begin(row: InternalRow): Unit = builders.foreach(_.begin(row))
+  /** The first row of a time, at `time` (`hasTime` false: a null time). */
+  def begin(row: InternalRow, hasTime: Boolean, time: Long): Unit = {
+    var i = 0
+    while (i < sizes.length) {
+      taking(i) = !hasTime || time > skipsThrough(i)
+      if (taking(i)) builders(i).begin(row)
+      i += 1
+    }
+  }
 
   /** Another row of the same time. */
-  def add(row: InternalRow): Unit = builders.foreach(_.add(row))
+  def add(row: InternalRow): Unit = {
+    var i = 0
+    while (i < sizes.length) {
+      if (taking(i)) builders(i).add(row)
+      i += 1
+    }
+  }
 
   /**
    * The results of the windows of the time's rows, at `time` (`hasTime` false: a null time), one
    * row per frame, valid until the next [[begin]].
    */
   def results(hasTime: Boolean, time: Long): Array[InternalRow] = {
+    assert(!hasTime || time > emitAfter, "a time with results comes after emitAfter")
     var i = 0
     while (i < sizes.length) {
       if (hasTime) {
@@ -72,7 +96,7 @@ final class TrailingWindows(
   def pass(hasTime: Boolean, time: Long): Unit = if (hasTime) {
     var i = 0
     while (i < sizes.length) {
-      enter(i, time)
+      if (taking(i)) enter(i, time)
       i += 1
     }
   }
