@@ -58,9 +58,10 @@ final class TrailingRowsProcessor(
 
   /**
    * Whether a scan of the whole store gives each group's rows one after the other: RocksDB's,
-   * whose keys are in byte order with the group's bytes first (the prefix key encoding). Then
-   * one scan reads every group's rows ([[GroupsInOneScan]]); else a scan finds the groups with
-   * rows due and a prefix scan reads each.
+   * whose keys are in byte order with the group's bytes first (the prefix key encoding), which
+   * its own prefix scan relies on (it seeks to the prefix and reads while keys start with it).
+   * Then one scan reads every group's rows ([[GroupsInOneScan]]); else a scan finds the groups
+   * with rows due and a prefix scan reads each.
    */
   private val scansByGroup = store.getClass.getName.startsWith(StateArrangement.rocksDbProvider)
   private var oneScan: GroupsInOneScan = _
@@ -132,12 +133,10 @@ final class TrailingRowsProcessor(
    * The rows of every group with rows due, a group's rows in time order, from one scan of a store
    * that gives each group's rows one after the other ([[scansByGroup]]): a group's rows are held
    * until its last one is read, then run through its windows if any is due. Notes the rows to
-   * remove at the end, as [[scan]]. A group that came back after another would mean the store
-   * does not scan by group: that fails rather than emit windows without some of their rows.
+   * remove at the end, as [[scan]]. Memory: one group's rows.
    */
   private final class GroupsInOneScan extends Iterator[InternalRow] {
     private val pairs = StateStoreApi.iterator(store, family)
-    private val seen = mutable.HashSet.empty[UnsafeRow]
     private var group: UnsafeRow = _
     private var groupDue = false
     private var out: Iterator[InternalRow] = Iterator.empty
@@ -167,9 +166,6 @@ final class TrailingRowsProcessor(
         if (group == null || key != group) {
           ended = endGroup()
           group = key.copy()
-          if (!seen.add(group)) {
-            throw new IllegalStateException(s"the state store ${store.id} did not give a group's rows one after the other")
-          }
         }
         val t = pair.key.getLong(layout.timeOrdinal)
         if (t > lateMicros && t <= evictionMicros) groupDue = true
