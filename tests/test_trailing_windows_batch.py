@@ -121,6 +121,23 @@ def test_other_windows_are_left_to_spark(spark):
         assert df.collect() == [Row(x=1)]
 
 
+def test_the_smallest_bigint_time_is_a_row_like_any_other(spark):
+    """A BIGINT order may hold Long.MinValue, which the operator also uses for "no watermark":
+    its rows are output, with their frames, as Spark's Window gives them."""
+    low = -(2 ** 63)
+    spark.createDataFrame([(1, low), (2, low), (3, low + 1), (4, 0), (5, None)],
+                          "id int, t bigint").createOrReplaceTempView("lowest")
+    df = spark.sql("SELECT id, count(*) OVER (ORDER BY t RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS peers, "
+                   "sum(id) OVER (ORDER BY t RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) AS ids FROM lowest")
+    assert "TrailingWindow" in plan_text(df)
+    ours = sorted(df.collect())
+    with session_conf(spark, TRAILING_CONF, "false"), session_conf(spark, "spark.sql.ansi.enabled", "false"):
+        sparks = sorted(spark.sql("SELECT id, count(*) OVER (ORDER BY t RANGE BETWEEN CURRENT ROW AND CURRENT ROW) "
+                                  "AS peers FROM lowest").collect())
+    assert [(r.id, r.peers) for r in ours] == [(r.id, r.peers) for r in sparks]
+    assert [(r.id, r.ids) for r in ours] == [(1, 3), (2, 3), (3, 6), (4, 4), (5, 5)]
+
+
 def test_the_dataframe_helper_gives_the_frames_of_sql(spark):
     """`trailing_window(keys, time, size)`: PySpark's `rangeBetween` over `unix_micros(time)`,
     the same rows as SQL's interval frame, planned as a TrailingWindow too."""

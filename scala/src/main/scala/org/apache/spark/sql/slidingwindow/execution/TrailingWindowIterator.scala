@@ -83,7 +83,7 @@ final class TrailingWindowIterator(
       numGroups += 1
     }
     val (t, hasTime) = (pendingTime, pendingHasTime)
-    val emit = !hasTime || t > emitAfter
+    val emit = !hasTime || emitAfter == Long.MinValue || t > emitAfter
     peers.clear()
     if (emit) peers.add(pending)
     windows.begin(pending, hasTime, t)

@@ -39,9 +39,9 @@ final class TrailingWindows(
   private val parts = new AggregateParts
   private val projections = buffers.map(b => UnsafeProjection.create(b.resultTypes.toArray))
   private val out = new Array[InternalRow](sizes.length)
-  // The latest time each frame skips, and which frames take the current time.
-  private val skipsThrough = sizes.map(size => if (emitAfter == Long.MinValue) Long.MinValue
-    else SaturatingTime.sub(emitAfter, size))
+  // The latest time each frame skips (with `emitAfter` only), and which frames take the current time.
+  private val skips = emitAfter != Long.MinValue
+  private val skipsThrough = sizes.map(size => SaturatingTime.sub(emitAfter, size))
   private val taking = Array.fill(sizes.length)(true)
 
   /** A new group: nothing before it is in its windows. */
@@ -54,7 +54,7 @@ final class TrailingWindows(
   def begin(row: InternalRow, hasTime: Boolean, time: Long): Unit = {
     var i = 0
     while (i < sizes.length) {
-      taking(i) = !hasTime || time > skipsThrough(i)
+      taking(i) = !skips || !hasTime || time > skipsThrough(i)
       if (taking(i)) builders(i).begin(row)
       i += 1
     }
@@ -74,7 +74,7 @@ final class TrailingWindows(
    * row per frame, valid until the next [[begin]].
    */
   def results(hasTime: Boolean, time: Long): Array[InternalRow] = {
-    assert(!hasTime || time > emitAfter, "a time with results comes after emitAfter")
+    assert(!skips || !hasTime || time > emitAfter, "a time with results comes after emitAfter")
     var i = 0
     while (i < sizes.length) {
       if (hasTime) {
