@@ -23,19 +23,12 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 object CheckStreamingWatermarks extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
     plan match {
-      case s: WriteToStreamStatement if s.outputMode == InternalOutputModes.Append &&
-          WindowPruning.mayGroupByWindow(s.inputQuery) =>
+      case s: WriteToStreamStatement =>
+        val appendWindows = s.outputMode == InternalOutputModes.Append && WindowPruning.mayGroupByWindow(s.inputQuery)
         s.inputQuery.foreach {
-          case AggregateNode(_, _, g: WindowGrouping) if g.isStreaming =>
+          case AggregateNode(_, _, g: WindowGrouping) if appendWindows && g.isStreaming =>
             TimeColumnWatermark.checkAppend(
               g.definition.kind.functionName, g.time, TimeColumnWatermark.describe(g.time), g.child)
-          case _ =>
-        }
-      case _ =>
-    }
-    plan match {
-      case s: WriteToStreamStatement =>
-        s.inputQuery.foreach {
           case w: StreamingTrailingWindow => StreamingTrailingWindowChecks(w, s.outputMode)
           case _ =>
         }

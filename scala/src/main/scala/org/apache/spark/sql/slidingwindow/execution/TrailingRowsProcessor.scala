@@ -66,7 +66,11 @@ final class TrailingRowsProcessor(
   private val scansByGroup = store.getClass.getName.startsWith(StateArrangement.rocksDbProvider)
   private var oneScan: GroupsInOneScan = _
 
-  /** The rows this micro-batch emits, with their windows; [[finish]] once they are read. */
+  /**
+   * The rows this micro-batch emits, with their windows; [[finish]] once they are read. A
+   * watermark that did not move (the first micro-batch, one without a later time) makes none due
+   * and removes nothing: the state is not read.
+   */
   def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     keep(input)
     if (evictionMicros <= lateMicros) {
@@ -98,20 +102,24 @@ final class TrailingRowsProcessor(
     }
   }
 
-  /**
-   * The groups with rows due, each once; notes the rows to remove at the end. A watermark that
-   * did not move (the first micro-batch, one without a later time) makes none due and removes
-   * nothing: the state is not read.
-   */
+  /** The groups with rows due, each once; notes the rows to remove at the end ([[isDue]]). */
   private def scan(): Seq[UnsafeRow] = {
     val due = mutable.LinkedHashSet.empty[UnsafeRow]
     val rows = StateStoreApi.iterator(store, family)
     try rows.foreach { pair =>
-      val t = pair.key.getLong(layout.timeOrdinal)
-      if (t > lateMicros && t <= evictionMicros) due += groupOfKey(pair.key).copy()
-      if (t <= expiresThrough) expired += pair.key.copy()
+      if (isDue(pair.key)) due += groupOfKey(pair.key).copy()
     } finally rows.close()
     due.toSeq
+  }
+
+  /**
+   * Whether the row of a state key is emitted now (after the late-rows watermark, at or before the
+   * eviction watermark); notes it for removal at the end if no later window reaches it.
+   */
+  private def isDue(key: UnsafeRow): Boolean = {
+    val t = key.getLong(layout.timeOrdinal)
+    if (t <= expiresThrough) expired += key.copy()
+    t > lateMicros && t <= evictionMicros
   }
 
   private val buffer = new TrailingRowsProcessor.GroupBuffer
@@ -167,9 +175,7 @@ final class TrailingRowsProcessor(
           ended = endGroup()
           group = key.copy()
         }
-        val t = pair.key.getLong(layout.timeOrdinal)
-        if (t > lateMicros && t <= evictionMicros) groupDue = true
-        if (t <= expiresThrough) expired += pair.key.copy()
+        if (isDue(pair.key)) groupDue = true
         add(pair.key, pair.value)
       }
     }
@@ -256,7 +262,9 @@ object TrailingRowsProcessor {
       while (lo < n) {
         val mid = math.min(lo + width, n)
         val hi = math.min(lo + 2 * width, n)
-        var (i, j, k) = (lo, mid, lo)
+        var i = lo
+        var j = mid
+        var k = lo
         while (k < hi) {
           if (i < mid && (j >= hi || !before(from(j), from(i)))) { to(k) = from(i); i += 1 }
           else { to(k) = from(j); j += 1 }

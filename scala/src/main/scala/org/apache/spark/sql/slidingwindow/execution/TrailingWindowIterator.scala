@@ -82,7 +82,8 @@ final class TrailingWindowIterator(
       windows.reset()
       numGroups += 1
     }
-    val (t, hasTime) = (pendingTime, pendingHasTime)
+    val t = pendingTime
+    val hasTime = pendingHasTime
     val emit = !hasTime || emitAfter == Long.MinValue || t > emitAfter
     peers.clear()
     if (emit) peers.add(pending)
