@@ -20,11 +20,17 @@ import sliding_window_agg as swa
 import trailing_fixtures
 from checkpoint_fixtures import STORES, restore
 from error_conditions import assert_condition, condition_of, run_time_cause
-from streaming_harness import (DELAY_TEXT, FLUSH_KEY, ID, KEY, ROCKSDB, Run, Stream, batch_plan, operator_metrics,
-                               read_stream, run_query, session_conf, spark_version, state_store, write_files)
+from streaming_harness import (BASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, ROCKSDB, SEC, TIME, VALUE, Run, Stream, batch_plan,
+                               has_state_reader, operator_metrics, read_stream, run_query, session_conf, spark_version,
+                               state_store, write_files)
 from trailing_harness import OPERATOR, check, emitted_rows, frame_query, generate, trailing_query
 
 TRAILING_BATCH_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
+# The state format of new queries' trailing windows (state/TrailingStateLayout.scala), and the
+# elements of a chunk of format 2's stacks (state/TrailingFramesState.scala): small, so that the
+# tests' small groups fill chunks and read them back.
+TRAILING_FORMAT_CONF = "spark.sql.slidingWindow.trailingWindows.state.formatVersion"
+CHUNK_ELEMENTS_CONF = "spark.sql.slidingWindow.trailingWindows.state.chunkElements"
 
 
 def run_stream(spark, tmp_path, stream: Stream, provider: str, restarts: Sequence[int] = (),
@@ -54,15 +60,19 @@ def spark_window_values(spark, stream: Stream, runs: Sequence[Run]) -> Dict[int,
 
 
 @pytest.mark.every_spark
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_random_streams(spark, tmp_path, provider, seed):
-    """Random streams, restarted from the checkpoint at random files: every kept row once, in
+@pytest.mark.parametrize("seed,version,chunk", [(1, 2, 2), (2, 2, 3), (3, 2, 32), (1, 1, None)],
+                         ids=["format2-chunks-of-2", "format2-chunks-of-3", "format2", "format1"])
+def test_random_streams(spark, tmp_path, provider, seed, version, chunk):
+    """In each state format (format 2 with chunks small enough that the frames' stacks spill to
+    chunks and read them back): Random streams, restarted from the checkpoint at random files: every kept row once, in
     the micro-batch whose watermark first reaches its time, with the frames of the reference and
     the values of Spark's own Window over the same rows; late rows counted."""
     stream = generate(seed)
     rng = random.Random(seed)
     restarts = sorted(rng.sample(range(1, len(stream.files)), rng.randint(1, 2)))
-    runs = run_stream(spark, tmp_path, stream, provider, restarts)
+    with session_conf(spark, TRAILING_FORMAT_CONF, str(version)), \
+            session_conf(spark, CHUNK_ELEMENTS_CONF, str(chunk or 32)):
+        runs = run_stream(spark, tmp_path, stream, provider, restarts)
     check(stream, runs)
     spark_values = spark_window_values(spark, stream, runs)
     for rid, (_, values) in emitted_rows(runs).items():
@@ -98,7 +108,7 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
         getattr(getattr(spark._jvm.org.apache.spark.sql.execution, "FormattedMode$"), "MODULE$")))
     for line in ("Partition [2]: [case, k]", "Frame 10 seconds [3]: [count(1) ", ") AS ids_10s]",
                  "Frame 8 seconds to 2 seconds before [2]: [count(1) ", ") AS ids_8s_2s]", "Time: ts",
-                 "State format version: 1", "Output mode: Append", "Watermarks (late rows / eviction, ms): "):
+                 "State format version: 2", "Output mode: Append", "Watermarks (late rows / eviction, ms): "):
         assert line in formatted, formatted
     # The helper's frames (ORDER BY unix_micros(ts)) and the SQL frame with a lag (ORDER BY ts):
     # one operator, every frame in it.
@@ -106,7 +116,50 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
     assert "frames=[10 seconds: [count(1), sum(v), collect_list(id" in physical, physical
     assert "8 seconds to 2 seconds before: [count(1), collect_list(id" in physical, physical
     assert "3 seconds: [count(1), sum(v), collect_list(id" in physical, physical
-    assert "stateFormatVersion=1, mode=Append" in physical, physical
+    assert "stateFormatVersion=2, mode=Append" in physical, physical
+
+
+def test_format_2_reads_the_rows_waiting_not_the_rows_kept(spark, tmp_path):
+    """State format 2 keeps each group's frames, so a micro-batch reads the rows waiting for the
+    watermark and a few rows per group, where format 1 reads again every row its largest frame
+    holds: one key, a row every 10 ms, a 20-second frame, the watermark 1 second behind. Both
+    formats emit every row with the frames' values from their definition; format 2's stacks
+    spill to Chunk rows (Spark's state reader, 4.0 and later)."""
+    step, size = 10 * 1000, 20 * SEC
+    events = [(0, "a", BASE + i * step, i % 7, i) for i in range(3000)]
+    files = [events[i:i + 100] for i in range(0, len(events), 100)]
+    files[-1] = files[-1] + [(0, "a", events[-1][TIME] + 2 * SEC, 0, len(events))]
+
+    def build(df: DataFrame) -> DataFrame:
+        w = swa.trailing_window("k", "ts", "20 seconds")
+        w5 = swa.trailing_window("k", "ts", "5 seconds")
+        return df.withWatermark("ts", "1 second").select(
+            "id", F.count("*").over(w).alias("n"), F.sum("v").over(w).alias("total"),
+            F.max("v").over(w).alias("top"), F.count("*").over(w5).alias("n5"))
+
+    expected = {}
+    for _, _, t, _, rid in events:
+        inside = [e for e in events if t - size <= e[TIME] <= t]
+        inside5 = [e for e in events if t - 5 * SEC <= e[TIME] <= t]
+        expected[rid] = (len(inside), sum(e[VALUE] for e in inside), max(e[VALUE] for e in inside), len(inside5))
+    reads = {}
+    for version in (1, 2):
+        source, checkpoint = str(tmp_path / f"in{version}"), str(tmp_path / f"ck{version}")
+        write_files(source, files)
+        with session_conf(spark, TRAILING_FORMAT_CONF, str(version)), session_conf(spark, CHUNK_ELEMENTS_CONF, "8"):
+            run = run_query(spark, source, checkpoint, build, "append")
+        got = {r.id: (r.n, r.total, r.top, r.n5) for _, r in run.rows}
+        assert got == expected, f"format {version}"
+        reads[version] = [op["customMetrics"]["numStateRowsRead"] for op in operator_metrics([run], OPERATOR)]
+        if version == 2 and has_state_reader(spark):
+            kinds = (spark.read.format("statestore").option("operatorId", 2000).load(checkpoint)
+                     .groupBy("key.__kind").count().collect())
+            assert {k[0] for k in kinds} >= {0, 1, 2}, kinds  # Pending, Frames, Chunk rows
+    # Format 1 reads the 20 seconds its frame holds (2,000 rows); format 2 the rows of the last
+    # seconds and a few Frames and Chunk rows (a flip reads the back's chunks: amortized, a few
+    # per micro-batch).
+    assert max(reads[1]) > 2000, reads[1]
+    assert sum(reads[2]) / len(reads[2]) < 400 and sum(reads[2]) * 3 < sum(reads[1]), (reads[1], reads[2])
 
 
 def test_sql_window_clause(spark, tmp_path):
@@ -236,6 +289,32 @@ def test_restart_with_a_larger_frame_refused(spark, tmp_path):
             run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), larger, "append")
     assert_condition(run_time_cause(failure.value), "WINDOW_STATE_INCOMPATIBLE_RESTART", "42K06")
     assert "'10 seconds'" in str(failure.value) and "'1 minute'" in str(failure.value)
+
+
+@pytest.mark.parametrize("version", [2, 1])
+def test_restart_that_changes_the_aggregates(spark, tmp_path, version):
+    """State format 2 keeps each frame's partial aggregates: a restart may not change the frames
+    or their aggregates. Format 1 keeps rows, from which a restart computes other aggregates (of
+    the same input columns: the rows' schema is the state's)."""
+    stream = generate(7)
+    with session_conf(spark, TRAILING_FORMAT_CONF, str(version)):
+        run_stream(spark, tmp_path, stream.__class__(stream.files[:2], stream.size), ROCKSDB)
+
+    def other(df: DataFrame) -> DataFrame:
+        return df.withWatermark("ts", DELAY_TEXT).select(
+            "case", "k", "t", "v", "id",
+            F.max("v").over(swa.trailing_window(["case", "k"], "ts", "10 seconds")).alias("top"))
+
+    write_files(str(tmp_path / "in"), stream.files[2:3], first=2)
+    with state_store(spark, ROCKSDB):
+        if version == 1:
+            run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), other, "append")
+            assert run.rows and all(r.top is not None for _, r in run.rows)
+            return
+        with pytest.raises(Exception) as failure:
+            run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), other, "append")
+    assert_condition(run_time_cause(failure.value), "WINDOW_STATE_INCOMPATIBLE_RESTART", "42K06")
+    assert "aggregate functions" in str(failure.value) and "max(v) OVER (10 seconds)" in str(failure.value)
 
 
 @pytest.mark.parametrize("folder", trailing_fixtures.folders(), ids=os.path.basename)

@@ -21,7 +21,7 @@ from typing import List
 
 import checkout
 from checkpoint_fixtures import STORES, fixture_session, keep_checkpoint
-from streaming_harness import restart_point, run_query, state_store, write_files
+from streaming_harness import restart_point, run_query, session_conf, state_store, write_files
 from trailing_harness import generate, trailing_query
 
 FIXTURES = os.path.join(checkout.FIXTURES, "trailing-checkpoints")
@@ -39,7 +39,8 @@ def write_fixture(spark, version: int, store: str, work: str) -> str:
     shutil.rmtree(folder, ignore_errors=True)
     source, checkpoint = os.path.join(work, "input"), os.path.join(work, "checkpoint")
     write_files(source, stream.files[:half])
-    with state_store(spark, STORES[store]):
+    with state_store(spark, STORES[store]), \
+            session_conf(spark, "spark.sql.slidingWindow.trailingWindows.state.formatVersion", str(version)):
         run = run_query(spark, source, checkpoint, trailing_query, "append")
     write_files(os.path.join(folder, "input"), stream.files)
     keep_checkpoint(checkpoint, source, folder)

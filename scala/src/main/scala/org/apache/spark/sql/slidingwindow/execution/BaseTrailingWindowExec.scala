@@ -10,7 +10,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.slidingwindow.expressions.{TrailingFrame, WindowSize}
 import org.apache.spark.sql.slidingwindow.shims.SpillableRows
-import org.apache.spark.sql.slidingwindow.windows.TrailingWindows
+import org.apache.spark.sql.slidingwindow.windows.{FrameQueues, TrailingWindows}
 
 /**
  * What the batch and the streaming trailing windows operators have in common: the fields of
@@ -69,11 +69,9 @@ trait BaseTrailingWindowExec extends UnaryExecNode {
 
   /**
    * On the driver: what a task runs over rows clustered by the partition keys and sorted by time
-   * within each group, as a function of those rows and of `emitAfter` (the rows at or before it
-   * are only in the windows of the later ones, not in the output; Long.MinValue in batch).
+   * within each group ([[TrailingWindowsRun]]).
    */
-  protected def trailingWindows(numGroups: SQLMetric, numOutputRows: SQLMetric)
-      : (Iterator[InternalRow], Long) => Iterator[InternalRow] = {
+  protected def trailingWindows(numGroups: SQLMetric, numOutputRows: SQLMetric): TrailingWindowsRun = {
     val input = child.output
     val groups = bySpan
     val sizes = groups.map(_._1._1).toArray
@@ -85,15 +83,43 @@ trait BaseTrailingWindowExec extends UnaryExecNode {
     val outputExpressions = input ++ frames.map(_.value)
     val (partitionSpec, orderSpec) = (this.partitionSpec, this.orderSpec)
     val bufferConf = WindowBufferConf(conf)
-    (rows, emitAfter) => {
-      val buffers = aggregates.map(new AggregateBuffers(_, input)).toArray
-      new TrailingWindowIterator(
-        ProjectionPool.unsafe(partitionSpec, input),
-        BindReferences.bindReference(orderSpec.head.child, input),
-        new TrailingWindows(sizes, lags, buffers, bufferConf, emitAfter),
-        SpillableRows(SQLConf.get), // the task's copy of the session's settings
-        ProjectionPool.unsafe(outputExpressions, input ++ results),
-        rows, numGroups, numOutputRows, emitAfter)
+    new TrailingWindowsRun {
+      override def apply(rows: Iterator[InternalRow], emitAfter: Long): Iterator[InternalRow] =
+        run(rows, emitAfter, FrameQueues.inMemory(_, lags, bufferConf))
+
+      override def withQueues(rows: Iterator[InternalRow], queues: Array[AggregateBuffers] => FrameQueues)
+          : Iterator[InternalRow] = run(rows, Long.MinValue, queues)
+
+      private def run(rows: Iterator[InternalRow], emitAfter: Long,
+          queues: Array[AggregateBuffers] => FrameQueues): Iterator[InternalRow] = {
+        val buffers = aggregates.map(new AggregateBuffers(_, input)).toArray
+        new TrailingWindowIterator(
+          ProjectionPool.unsafe(partitionSpec, input),
+          BindReferences.bindReference(orderSpec.head.child, input),
+          new TrailingWindows(sizes, lags, buffers, queues(buffers), emitAfter),
+          SpillableRows(SQLConf.get), // the task's copy of the session's settings
+          ProjectionPool.unsafe(outputExpressions, input ++ results),
+          rows, numGroups, numOutputRows, emitAfter)
+      }
     }
   }
+}
+
+/**
+ * The trailing windows a task runs over rows clustered by the partition keys, each group's in
+ * time order: made on the driver ([[BaseTrailingWindowExec]]), run in the task.
+ */
+trait TrailingWindowsRun extends Serializable {
+  /**
+   * The rows with their windows, the frames' queues in memory (each group starts empty); the
+   * rows at or before `emitAfter` are only in the windows of the later ones, not in the output
+   * (Long.MinValue: every row is).
+   */
+  def apply(rows: Iterator[InternalRow], emitAfter: Long): Iterator[InternalRow]
+
+  /**
+   * The rows with their windows, every one in the output, the frames' queues those `queues`
+   * keeps for the frames' aggregates (a stream's state resumes each group's).
+   */
+  def withQueues(rows: Iterator[InternalRow], queues: Array[AggregateBuffers] => FrameQueues): Iterator[InternalRow]
 }

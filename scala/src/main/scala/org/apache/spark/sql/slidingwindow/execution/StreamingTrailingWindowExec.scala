@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{StateStoreSchema, TrailingStateLayout}
+import org.apache.spark.sql.slidingwindow.state.{StateStoreSchema, TrailingFramesLayout, TrailingFramesState, TrailingRowsLayout, TrailingStateLayout}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -91,11 +91,19 @@ case class StreamingTrailingWindowExec(
     val late = eventTimeWatermarkForLateEvents.map(_ * 1000).getOrElse(Long.MinValue)
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000).getOrElse(Long.MinValue)
     val (batchId, largestSize) = (getStateInfo.storeVersion, this.largestSize)
+    val lags = bySpan.map(_._1._2).toArray
+    val chunkElements = TrailingFramesState.chunkElements(conf)
 
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = true) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val processor = new TrailingRowsProcessor(store, layout, time, batchId, late, eviction, largestSize, windows)
+      val processor: TrailingStateProcessor = layout match {
+        case rows: TrailingRowsLayout =>
+          new TrailingRowsProcessor(store, rows, time, batchId, late, eviction, largestSize, windows)
+        case frames: TrailingFramesLayout =>
+          new TrailingFramesProcessor(store, frames, time, batchId, late, eviction, largestSize, lags, chunkElements,
+            windows)
+      }
       val out = processor.process(rows)
       // As Spark's StateStoreSaveExec: the rows are handed on as they are computed, and the store
       // is committed once the last one is.

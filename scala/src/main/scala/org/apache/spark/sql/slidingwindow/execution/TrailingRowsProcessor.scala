@@ -3,13 +3,13 @@ package org.apache.spark.sql.slidingwindow.execution
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, JoinedRow, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateStoreApi, TrailingStateLayout}
+import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateStoreApi, TrailingRowsLayout}
 
 /**
- * One micro-batch of one partition of streaming trailing windows, over the state of
- * [[TrailingStateLayout]]:
+ * One micro-batch of one partition of streaming trailing windows, over the state of format 1
+ * ([[TrailingRowsLayout]]):
  *  1. the input rows are kept, each as a state row, but for those at or before the watermark for
  *     late rows (dropped, counted) and those without a time;
  *  2. the groups with rows due are found: rows after the watermark for late rows (which earlier
@@ -29,13 +29,13 @@ import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateStoreApi
  */
 final class TrailingRowsProcessor(
     store: StateStore,
-    layout: TrailingStateLayout,
+    layout: TrailingRowsLayout,
     time: Expression,
     batchId: Long,
     lateMicros: Long,
     evictionMicros: Long,
     largestSize: Long,
-    windows: (Iterator[InternalRow], Long) => Iterator[InternalRow]) {
+    windows: TrailingWindowsRun) extends TrailingStateProcessor {
 
   private val keyOfInput = layout.keyOfInput(time)
   private val toUnsafe = layout.valueOfInput()
@@ -85,21 +85,10 @@ final class TrailingRowsProcessor(
   }
 
   private def keep(input: Iterator[InternalRow]): Unit = {
-    val seq = new GenericInternalRow(1)
-    val withSeq = new JoinedRow
-    var index = 0L
-    input.foreach { row =>
-      seq.setLong(0, (batchId << 32) | (index & 0xffffffffL))
-      index += 1
-      val key = keyOfInput(withSeq(row, seq))
-      if (!key.isNullAt(layout.timeOrdinal)) {
-        if (key.getLong(layout.timeOrdinal) <= lateMicros) droppedLateRows += 1
-        else {
-          StateStoreApi.put(store, key, valueOf(row), family)
-          rowsWritten += 1
-        }
-      }
-    }
+    val (dropped, written) = TrailingStateProcessor.keep(input, store, family, keyOfInput, valueOf,
+      layout.timeOrdinal, batchId, lateMicros)
+    droppedLateRows += dropped
+    rowsWritten += written
   }
 
   /** The groups with rows due, each once; notes the rows to remove at the end ([[isDue]]). */
@@ -251,11 +240,15 @@ object TrailingRowsProcessor {
    * The indices of the first `n` rows in ascending (time, seq) order, without boxing: a merge
    * sort of indices over the primitive arrays (stable, O(n log n)).
    */
-  def order(times: Array[Long], seqs: Array[Long], n: Int): Array[Int] = {
+  def order(times: Array[Long], seqs: Array[Long], n: Int): Array[Int] = order(null, times, seqs, n)
+
+  /** As [[order]], by (group, time, seq), `groups` first (null: one group). */
+  def order(groups: Array[Int], times: Array[Long], seqs: Array[Long], n: Int): Array[Int] = {
     var from = Array.tabulate(n)(identity)
     var to = new Array[Int](n)
     def before(a: Int, b: Int): Boolean =
-      times(a) < times(b) || (times(a) == times(b) && seqs(a) < seqs(b))
+      if (groups != null && groups(a) != groups(b)) groups(a) < groups(b)
+      else times(a) < times(b) || (times(a) == times(b) && seqs(a) < seqs(b))
     var width = 1
     while (width < n) {
       var lo = 0

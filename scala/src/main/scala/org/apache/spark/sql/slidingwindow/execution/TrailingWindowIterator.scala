@@ -79,7 +79,7 @@ final class TrailingWindowIterator(
     }
     if (groupKey == null || pendingKey != groupKey) {
       groupKey = pendingKey.copy()
-      windows.reset()
+      windows.reset(groupKey)
       numGroups += 1
     }
     val t = pendingTime

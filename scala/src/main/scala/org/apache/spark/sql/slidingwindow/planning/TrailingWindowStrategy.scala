@@ -1,12 +1,13 @@
 package org.apache.spark.sql.slidingwindow.planning
 
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Complete}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window}
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.analysis.StreamingTrailingWindowChecks
 import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec, TrailingWindowExec}
-import org.apache.spark.sql.slidingwindow.expressions.{TrailingFrame, WindowSize}
+import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, TrailingFrame, WindowSize}
 import org.apache.spark.sql.slidingwindow.logical.StreamingTrailingWindow
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.state.{TrailingStateLayout, WindowOperatorRecord}
@@ -46,8 +47,15 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
       yield StreamingQueryContext.stateInfo(ie, id, w.partitionSpec.nonEmpty)
     // A running query keeps the state format its checkpoint records.
     val version = (for (ie <- execution; id <- operatorId) yield {
-      val record = WindowOperatorRecord.trailing(TrailingStateLayout.current, WindowSize.format(largestSize),
-        w.timeName, w.partitionSpec.map(e => toPrettySQL(e)), outputMode.map(_.toString))
+      val frames = w.windowExpressions.map { c =>
+        val aggregate = AggregateExpression(c.function, Complete, isDistinct = false)
+        val frame = c.sql.substring(0, c.sql.lastIndexOf(" AS "))
+        (frame, AggregateIdentity.of(aggregate).computes + frame.substring(frame.lastIndexOf(" OVER ")),
+          c.function.aggBufferAttributes.map(_.dataType.sql))
+      }
+      val record = WindowOperatorRecord.trailing(TrailingStateLayout.forNewQuery(session.sessionState.conf),
+        WindowSize.format(largestSize), w.timeName, w.partitionSpec.map(e => toPrettySQL(e)),
+        outputMode.map(_.toString), frames)
       OperatorRecordCheck.stateFormat(session, ie, id, record, TrailingStateLayout.supported)._1
     }).getOrElse(TrailingStateLayout.current)
     StreamingTrailingWindowExec(windowExpressions, w.partitionSpec, w.orderSpec, w.time, w.timeName, version,

@@ -62,7 +62,7 @@ final case class WindowOperatorRecord(
       ("order column", order.getOrElse("none"), query.order.getOrElse("none")),
       ("grouping keys", list(keys), list(query.keys))
     ).find { case (_, recorded, now) => recorded != now }
-      .orElse(aggregateChange(query))
+      .orElse(if (aggregatesInState) aggregateChange(query) else None)
       .orElse {
         // Of the output modes, only append -> update loses windows (see above).
         val appendToUpdate = outputMode.contains(WindowOperatorRecord.Append) &&
@@ -71,6 +71,10 @@ final case class WindowOperatorRecord(
         else None
       }
   }
+
+  /** Whether the state depends on the aggregates: all but format 1 of trailing windows, which keeps rows. */
+  private def aggregatesInState: Boolean =
+    !(function == WindowOperatorRecord.trailingFunction && stateFormatVersion < 2)
 
   /**
    * A change of the aggregates: of what one computes, or of the buffers the state holds. When
@@ -167,13 +171,19 @@ object WindowOperatorRecord {
   /**
    * The record of streaming trailing windows, state format `version`: what their state holds
    * depends on the partition keys, the time and the largest frame's size (rows are kept that
-   * long), not on the aggregates, which are computed from the rows when they are emitted: a
-   * restart may change those, and the smaller frames.
+   * long) and, from format 2, which keeps each frame's partial aggregates, on the frames and
+   * their aggregates (`frames`: each column's SQL text, what it computes with its frame, and the
+   * types of its buffers). Format 1 keeps rows only, from which the aggregates are computed when
+   * they are emitted: a restart may change those, and the smaller frames.
    */
   def trailing(version: Int, largestSize: String, time: String, keys: Seq[String],
-      outputMode: Option[String]): WindowOperatorRecord =
+      outputMode: Option[String], frames: Seq[(String, String, Seq[String])]): WindowOperatorRecord = {
+    val pinned = version >= 2
     WindowOperatorRecord(version, trailingFunction, s"'$largestSize'", s"`$time`", None, keys,
-      Nil, Some(Nil), None, outputMode, Some(StateArrangement(timeIndex = false, orderedRows = false)))
+      if (pinned) frames.map(_._1) else Nil, Some(if (pinned) frames.map(_._2) else Nil),
+      if (pinned) Some(frames.flatMap(_._3)) else None, outputMode,
+      Some(StateArrangement(timeIndex = false, orderedRows = false)))
+  }
 
   /**
    * The SQL text of an optimized aggregate without the names the optimizer generates per JVM

@@ -1,10 +1,8 @@
 package org.apache.spark.sql.slidingwindow.windows
 
-import java.util.ArrayDeque
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, PartialBuilder, TwoStacks, WindowBufferConf}
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, PartialBuilder}
 
 /**
  * The trailing windows of one group's rows, one per frame: for the rows at a time `t`, the
@@ -13,7 +11,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, Aggrega
  * time's rows one by one ([[begin]], [[add]]), then [[results]]. Each frame keeps a Two-Stacks
  * queue of per-time partials, so a time costs O(1) amortized merges per frame however many rows
  * its windows hold; with a lag, the partials of the last `lag` of time wait in a FIFO until they
- * enter the frame.
+ * enter the frame. The queues live in [[FrameQueues]]: in memory, or in a stream's state.
  *
  * Rows with a null time are peers of each other only: their window is themselves, lag or not (as
  * in Spark's RANGE frames).
@@ -25,16 +23,17 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, Aggrega
  * @param sizes     how far back each frame starts, in microseconds
  * @param lags      how far back each frame ends
  * @param buffers   the aggregates of each frame, over the group's input rows
+ * @param frames    the frames' queues
  * @param emitAfter the rows with results come after it (Long.MinValue: any row)
  */
 final class TrailingWindows(
     sizes: Array[Long],
     lags: Array[Long],
     buffers: Array[AggregateBuffers],
-    conf: WindowBufferConf,
+    frames: FrameQueues,
     emitAfter: Long = Long.MinValue) {
-  private val queues = buffers.map(TwoStacks.inMemory(_, conf))
-  private val waiting = lags.map(lag => if (lag > 0) new ArrayDeque[(Long, UnsafeRow)] else null)
+  private val queues = sizes.indices.map(frames.queue).toArray
+  private val waiting = sizes.indices.map(frames.waiting).toArray
   private val builders = buffers.map(new PartialBuilder(_))
   private val parts = new AggregateParts
   private val projections = buffers.map(b => UnsafeProjection.create(b.resultTypes.toArray))
@@ -44,11 +43,8 @@ final class TrailingWindows(
   private val skipsThrough = sizes.map(size => SaturatingTime.sub(emitAfter, size))
   private val taking = Array.fill(sizes.length)(true)
 
-  /** A new group: nothing before it is in its windows. */
-  def reset(): Unit = {
-    queues.foreach(_.clear())
-    waiting.foreach(w => if (w != null) w.clear())
-  }
+  /** A new group, of partition keys `group`: its frames are those [[FrameQueues.open]] gives. */
+  def reset(group: UnsafeRow): Unit = frames.open(group)
 
   /** The first row of a time, at `time` (`hasTime` false: a null time). */
   def begin(row: InternalRow, hasTime: Boolean, time: Long): Unit = {
@@ -108,11 +104,11 @@ final class TrailingWindows(
     } else {
       val fifo = waiting(i)
       val end = SaturatingTime.sub(time, lags(i))
-      while (!fifo.isEmpty && fifo.peekFirst()._1 <= end) {
-        val (at, partial) = fifo.pollFirst()
-        queues(i).push(at, partial)
+      while (!fifo.isEmpty && fifo.firstTime <= end) {
+        queues(i).push(fifo.firstTime, fifo.first)
+        fifo.removeFirst()
       }
-      fifo.addLast((time, builders(i).result.copy()))
+      fifo.add(time, builders(i).result)
     }
     queues(i).evictBefore(SaturatingTime.sub(time, sizes(i)))
   }

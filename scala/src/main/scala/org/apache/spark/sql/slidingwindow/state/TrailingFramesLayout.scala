@@ -1,0 +1,132 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, CreateStruct, Expression, GenericInternalRow, IntegralDivide, JoinedRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
+import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructField, StructType}
+
+/**
+ * State format 2 of streaming trailing windows (docs/state-format.md, section "Trailing
+ * windows"): keys `(__kind, __bucket, partition keys..., __time, __seq)`, prefix-encoded on
+ * `(__kind, __bucket)`, so that one prefix scan reads every row of a kind and bucket; values
+ * `(__row, __bytes)`. The kinds ([[TrailingFramesLayout.Pending]] and the others):
+ *  - Pending, at (time, seq): an input row not emitted yet, in `__row` (`__seq` as in format 1),
+ *    in the bucket of its second ([[TrailingFramesLayout.bucketOf]]): a micro-batch reads the
+ *    buckets its watermark makes rows due in, not every row waiting;
+ *  - Frames, at (0, 0): a group's frames ([[TrailingFramesState]]), in `__bytes`;
+ *  - Chunk, at (stack, chunk number): a run of older elements of one of those frames' stacks
+ *    ([[StoredStack]]), in `__bytes`;
+ *  (the kinds but Pending in bucket 0)
+ *  - Sweep, one row with null partition keys: when the state may next hold a group that no later
+ *    row's frames reach ([[TrailingFramesState.sweep]]), in `__bytes`.
+ * The partition keys are nullable in the schema, for the Sweep row.
+ */
+final class TrailingFramesLayout(partitionSpec: Seq[Expression], input: Seq[Attribute])
+  extends TrailingStateLayout(2, partitionSpec, input) {
+  import TrailingFramesLayout._
+
+  private val kindFields = Seq(StructField("__kind", IntegerType, nullable = false),
+    StructField("__bucket", LongType, nullable = false))
+  private val timeFields = Seq(StructField("__time", LongType, nullable = false),
+    StructField("__seq", LongType, nullable = false))
+  override val keySchema: StructType =
+    StructType(kindFields ++ groupFields.map(_.copy(nullable = true)) ++ timeFields)
+  private val rowType = StructType(input.map(a => StructField(a.name, a.dataType, a.nullable)))
+  override val valueSchema: StructType = StructType(Seq(
+    StructField("__row", rowType, nullable = true), StructField("__bytes", BinaryType, nullable = true)))
+  override def keyEncoding(ordered: Boolean): StateStoreApi.KeyEncoding = StateStoreApi.prefixKeys(keySchema, 2)
+
+  val timeOrdinal: Int = 2 + groupWidth
+  val seqOrdinal: Int = 3 + groupWidth
+  val numInputFields: Int = input.length
+
+  /**
+   * The Pending key of an input row: over the input row followed by its `__seq`, a LongType
+   * column at ordinal `input.length`; `time` is the ORDER BY expression over the input.
+   */
+  def keyOfInput(time: Expression): UnsafeProjection =
+    ProjectionPool.unsafe(Seq(Literal(Pending), IntegralDivide(time, Literal(BucketMicros))) ++ groupExpressions ++
+      Seq(time, BoundReference(input.length, LongType, nullable = false)),
+      input :+ AttributeReference("__seq", LongType, nullable = false)())
+
+  /** The Pending value of an input row. */
+  def valueOfInput(): UnsafeProjection =
+    ProjectionPool.unsafe(Seq(CreateStruct(input), Literal(null, BinaryType)), input)
+
+  /** The group of a key (its partition keys, or `__group`). */
+  def groupOfKey(): UnsafeProjection =
+    ProjectionPool.unsafe(groupFields.indices.map(i => BoundReference(i + 2, groupFields(i).dataType, nullable = true)))
+
+  /** Builds keys and byte values; one per task (reused rows). */
+  def rows(): TrailingFramesLayout.Rows = new TrailingFramesLayout.Rows(this)
+
+  private[state] def keyProjection: UnsafeProjection =
+    ProjectionPool.unsafe(keySchema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) })
+  private[state] def bytesProjection: UnsafeProjection =
+    ProjectionPool.unsafe(Seq(Literal(null, rowType), BoundReference(0, BinaryType, nullable = true)))
+  /** The state group of a row's partition keys (a keyless stream's is `__group` = 0). */
+  private[state] val keylessGroup: UnsafeRow = {
+    val row = new UnsafeRow(1)
+    row.pointTo(new Array[Byte](16), 16)
+    row.setInt(0, 0)
+    row
+  }
+}
+
+object TrailingFramesLayout {
+  // The kinds: stored in keys, never renumbered.
+  val Pending = 0
+  val Frames = 1
+  val Chunk = 2
+  val Sweep = 3
+
+  /** The width of a bucket of Pending rows: a second, in microseconds. */
+  val BucketMicros: Long = 1000000L
+
+  /** The bucket of a Pending row at `time` (as `IntegralDivide` computes it in its key). */
+  def bucketOf(time: Long): Long = time / BucketMicros
+
+  /** Keys and `__bytes` values of one task: each result is valid until the next call. */
+  final class Rows(layout: TrailingFramesLayout) {
+    private val kind = new SpecificInternalRow(Seq(IntegerType, LongType))
+    private val times = new SpecificInternalRow(Seq(LongType, LongType))
+    private val nullGroup = new GenericInternalRow(layout.groupWidth)
+    private val joined = new JoinedRow
+    private val withTimes = new JoinedRow
+    private val keyOf = layout.keyProjection
+    private val bytesRow = new GenericInternalRow(1)
+    private val valueOf = layout.bytesProjection
+    private val prefix = {
+      val row = new UnsafeRow(2)
+      row.pointTo(new Array[Byte](24), 24)
+      row
+    }
+
+    /** The state group of the partition keys of a group's rows. */
+    def group(partitionKeys: UnsafeRow): UnsafeRow = if (layout.keyless) layout.keylessGroup else partitionKeys
+
+    /** The key of a row of kind `k` but Pending (bucket 0). */
+    def key(k: Int, group: InternalRow, time: Long, seq: Long): UnsafeRow = {
+      kind.setInt(0, k)
+      kind.setLong(1, 0L)
+      times.setLong(0, time)
+      times.setLong(1, seq)
+      keyOf(withTimes(joined(kind, if (group == null) nullGroup else group), times))
+    }
+
+    /** The key of the one Sweep row. */
+    def sweepKey: UnsafeRow = key(Sweep, null, 0L, 0L)
+
+    /** The prefix a scan of every row of kind `k` in `bucket` reads. */
+    def kindPrefix(k: Int, bucket: Long): UnsafeRow = {
+      prefix.setInt(0, k)
+      prefix.setLong(1, bucket)
+      prefix
+    }
+
+    def bytesValue(bytes: Array[Byte]): UnsafeRow = {
+      bytesRow.update(0, bytes)
+      valueOf(bytesRow)
+    }
+  }
+}

@@ -1,0 +1,281 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, PartialFifo, TwoStacks}
+import org.apache.spark.sql.slidingwindow.windows.{FrameQueues, SaturatingTime}
+import org.apache.spark.unsafe.Platform
+
+/**
+ * The frames of streaming trailing windows kept in the state between micro-batches (state format
+ * 2, [[TrailingFramesLayout]]): each group's Frames row holds, per frame, its Two-Stacks queue
+ * (the back's aggregate and oldest time, the front's and the back's [[StoredStack]]s) and, for a
+ * frame that ends `lag` before its rows, the two stacks of its FIFO of waiting partials
+ * ([[PartialFifo]]); older elements of a stack are in its Chunk rows. [[open]] resumes a group's
+ * frames where its last micro-batch left them, and stores the previous group's; [[close]] stores
+ * the last. A micro-batch thus reads and writes a few rows per group it emits rows of, however
+ * many rows its frames hold.
+ *
+ * A group's Frames row also holds the newest time in its frames: once the watermark is at or
+ * past that time plus the largest size, no later row's frames reach any of it, and [[sweep]]
+ * removes the group's rows. The Sweep row says when that may first be true of some group, so
+ * that the Frames rows are only scanned then, and at most once per half the largest size of
+ * event time: a group no row comes to any more is removed within half the largest size after
+ * that. The bytes of a Frames row: docs/state-format.md, section "Trailing windows".
+ *
+ * @param buffers each frame's aggregates, frames in the operator's order (largest first)
+ * @param lags    how far back each frame ends
+ * @param chunkElements the elements of a stack's chunk, and at most of its tail in the Frames row
+ */
+private[slidingwindow] final class TrailingFramesState(store: StateStore, layout: TrailingFramesLayout,
+    buffers: Array[AggregateBuffers], lags: Array[Long], largestSize: Long, chunkElements: Int)
+  extends FrameQueues {
+  import TrailingFramesLayout._
+
+  private val rows = layout.rows()
+  private val family = layout.dataFamily
+  var rowsRead = 0L
+  var rowsWritten = 0L
+  var rowsRemoved = 0L
+
+  private val chunks = new StoredStack.Chunks {
+    override def put(group: UnsafeRow, stack: Int, chunk: Int, bytes: Array[Byte], length: Int): Unit = {
+      StateStoreApi.put(store, rows.key(Chunk, group, stack, chunk),
+        rows.bytesValue(java.util.Arrays.copyOf(bytes, length)), family)
+      rowsWritten += 1
+    }
+
+    override def take(group: UnsafeRow, stack: Int, chunk: Int): Array[Byte] = {
+      val key = rows.key(Chunk, group, stack, chunk)
+      val value = StateStoreApi.get(store, key, family)
+      if (value == null) throw new IllegalStateException(s"trailing windows state: chunk $chunk of stack $stack missing")
+      val bytes = value.getBinary(1)
+      StateStoreApi.remove(store, key, family)
+      rowsRead += 1
+      rowsRemoved += 1
+      bytes
+    }
+  }
+
+  private val latest = new StoredStack.Latest
+  private def stack(i: Int) = new StoredStack(chunks, buffers(i).numBufferFields, chunkElements, latest)
+  private val fronts = buffers.indices.map(stack).toArray
+  private val backs = buffers.indices.map(stack).toArray
+  private val queues = buffers.indices.map(i => new TwoStacks(buffers(i), fronts(i), backs(i))).toArray
+  private val fifoStacks = buffers.indices.map(i => if (lags(i) == 0) null else (stack(i), stack(i))).toArray
+  private val fifos = fifoStacks.map(s => if (s == null) null else new PartialFifo(s._1, s._2))
+  private val aggregate = buffers.map(b => new UnsafeRow(b.numBufferFields))
+  private val out = new CompactWriter
+
+  private var group: UnsafeRow = _
+  private var stored = false // the group has a Frames row
+
+  override def queue(frame: Int): TwoStacks = queues(frame)
+  override def waiting(frame: Int): PartialFifo = fifos(frame)
+
+  override def open(partitionKeys: UnsafeRow): Unit = {
+    persist()
+    group = rows.group(partitionKeys).copy()
+    var i = 0
+    while (i < queues.length) {
+      queues(i).clear()
+      if (fifos(i) != null) fifos(i).clear()
+      i += 1
+    }
+    latest.time = Long.MinValue
+    val value = StateStoreApi.get(store, rows.key(Frames, group, 0L, 0L), family)
+    stored = value != null
+    if (stored) {
+      rowsRead += 1
+      val bytes = value.getBinary(1)
+      val in = new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET)
+      latest.time = in.signed()
+      i = 0
+      while (i < queues.length) {
+        if (in.byte() == 1) {
+          val oldest = in.signed()
+          val length = in.varint().toInt
+          aggregate(i).pointTo(bytes, in.at, length)
+          in.skip(length)
+          queues(i).restoreBack(aggregate(i), oldest)
+        }
+        openStack(fronts(i), 4 * i, in)
+        openStack(backs(i), 4 * i + 1, in)
+        if (fifoStacks(i) != null) {
+          openStack(fifoStacks(i)._1, 4 * i + 2, in)
+          openStack(fifoStacks(i)._2, 4 * i + 3, in)
+        }
+        i += 1
+      }
+    } else {
+      i = 0
+      while (i < queues.length) {
+        fronts(i).open(group, 4 * i, 0, null, 0L, 0)
+        backs(i).open(group, 4 * i + 1, 0, null, 0L, 0)
+        if (fifoStacks(i) != null) {
+          fifoStacks(i)._1.open(group, 4 * i + 2, 0, null, 0L, 0)
+          fifoStacks(i)._2.open(group, 4 * i + 3, 0, null, 0L, 0)
+        }
+        i += 1
+      }
+    }
+  }
+
+  private def openStack(s: StoredStack, id: Int, in: CompactReader): Unit = {
+    val chunkCount = in.varint().toInt
+    val length = in.varint().toInt
+    s.open(group, id, chunkCount, in.base, in.at, length)
+    in.skip(length)
+  }
+
+  /** Stores the frames of the group open, and closes it. */
+  def close(): Unit = persist()
+
+  private def persist(): Unit = if (group != null) {
+    var empty = true
+    var i = 0
+    while (i < queues.length) {
+      if (!queues(i).isEmpty || (fifos(i) != null && !fifos(i).isEmpty)) empty = false
+      i += 1
+    }
+    val key = rows.key(Frames, group, 0L, 0L)
+    if (empty) {
+      if (stored) {
+        StateStoreApi.remove(store, key, family)
+        rowsRemoved += 1
+      }
+    } else {
+      out.clear()
+      out.signed(latest.time)
+      i = 0
+      while (i < queues.length) {
+        val q = queues(i)
+        q.backOldestTime match {
+          case Some(oldest) =>
+            out.byte(1)
+            out.signed(oldest)
+            val agg = buffers(i).freeze(q.backAggregateBuffer)
+            out.varint(agg.getSizeInBytes)
+            out.copy(agg.getBaseObject, agg.getBaseOffset, agg.getSizeInBytes)
+          case None =>
+            out.byte(0)
+        }
+        fronts(i).write(out)
+        backs(i).write(out)
+        if (fifoStacks(i) != null) {
+          fifoStacks(i)._1.write(out)
+          fifoStacks(i)._2.write(out)
+        }
+        i += 1
+      }
+      StateStoreApi.put(store, rows.key(Frames, group, 0L, 0L), rows.bytesValue(out.result(0)), family)
+      rowsWritten += 1
+      noteExpiry(SaturatingTime.add(latest.time, largestSize))
+    }
+    group = null
+  }
+
+  // When the state may first hold a group no later row's frames reach (Long.MaxValue: never).
+  private var nextSweepRead = false
+  private var nextSweepTime = Long.MaxValue
+  private var sweepChanged = false
+
+  private def nextSweep: Long = {
+    if (!nextSweepRead) {
+      nextSweepRead = true
+      val value = StateStoreApi.get(store, rows.sweepKey, family)
+      if (value != null) {
+        rowsRead += 1
+        nextSweepTime = new CompactReader(value.getBinary(1), Platform.BYTE_ARRAY_OFFSET).signed()
+      }
+    }
+    nextSweepTime
+  }
+
+  private def noteExpiry(expiry: Long): Unit = if (expiry < nextSweep) {
+    nextSweepTime = expiry
+    sweepChanged = true
+  }
+
+  /**
+   * Removes the groups whose frames no row after `eviction` (the watermark for late rows of the
+   * next micro-batch) reaches, if the state may hold one; after [[close]].
+   */
+  def sweep(eviction: Long): Unit = {
+    if (eviction != Long.MinValue && eviction >= nextSweep) {
+      val groupOf = layout.groupOfKey()
+      val dead = mutable.ArrayBuffer.empty[(UnsafeRow, Array[Byte])]
+      var alive = Long.MaxValue
+      val frames = StateStoreApi.prefixScan(store, rows.kindPrefix(Frames, 0L), family)
+      try frames.foreach { pair =>
+        rowsRead += 1
+        val bytes = pair.value.getBinary(1)
+        val expiry = SaturatingTime.add(new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET).signed(), largestSize)
+        if (expiry <= eviction) dead += ((groupOf(pair.key).copy(), bytes))
+        else alive = math.min(alive, expiry)
+      } finally frames.close()
+      dead.foreach { case (g, bytes) => remove(g, bytes) }
+      nextSweepTime = if (alive == Long.MaxValue) Long.MaxValue
+        else math.max(alive, SaturatingTime.add(eviction, largestSize / 2))
+      sweepChanged = true
+    }
+    if (sweepChanged) {
+      val key = rows.sweepKey
+      if (nextSweepTime == Long.MaxValue) {
+        if (StateStoreApi.get(store, key, family) != null) {
+          StateStoreApi.remove(store, rows.sweepKey, family)
+          rowsRemoved += 1
+        }
+      } else {
+        out.clear()
+        out.signed(nextSweepTime)
+        StateStoreApi.put(store, rows.sweepKey, rows.bytesValue(out.result(0)), family)
+        rowsWritten += 1
+      }
+      sweepChanged = false
+    }
+  }
+
+  /** Removes a group's Frames row (its bytes `bytes`) and the chunks of its stacks. */
+  private def remove(g: UnsafeRow, bytes: Array[Byte]): Unit = {
+    val in = new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET)
+    in.signed()
+    var i = 0
+    while (i < queues.length) {
+      if (in.byte() == 1) {
+        in.signed()
+        in.skip(in.varint().toInt)
+      }
+      val stacks = if (fifoStacks(i) == null) 2 else 4
+      var s = 0
+      while (s < stacks) {
+        val chunkCount = in.varint().toInt
+        in.skip(in.varint().toInt)
+        var c = 0
+        while (c < chunkCount) {
+          StateStoreApi.remove(store, rows.key(Chunk, g, 4 * i + s, c), family)
+          rowsRemoved += 1
+          c += 1
+        }
+        s += 1
+      }
+      i += 1
+    }
+    StateStoreApi.remove(store, rows.key(Frames, g, 0L, 0L), family)
+    rowsRemoved += 1
+  }
+}
+
+private[slidingwindow] object TrailingFramesState {
+  /**
+   * Internal, for tests: the elements of a stack's chunk (by default [[DefaultChunkElements]]), so
+   * that small streams fill and read chunks.
+   */
+  val chunkElementsKey = "spark.sql.slidingWindow.trailingWindows.state.chunkElements"
+  val DefaultChunkElements = 32
+
+  def chunkElements(conf: SQLConf): Int = conf.getConfString(chunkElementsKey, DefaultChunkElements.toString).toInt
+}

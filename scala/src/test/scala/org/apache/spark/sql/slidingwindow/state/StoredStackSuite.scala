@@ -1,0 +1,139 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import scala.collection.mutable
+import scala.util.Random
+
+import org.junit.Assert._
+import org.junit.Test
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.slidingwindow.aggregation.PartialFifo
+import org.apache.spark.sql.types.{DataType, LongType, StringType}
+import org.apache.spark.unsafe.Platform
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * The stacks of streaming trailing windows' frames (state format 2) against plain models, with
+ * their chunks in a map standing for the state store: random pushes, pops and clears, each stack
+ * written into a Frames row and reopened from it at random (a micro-batch ends), chunks of 1 to 5
+ * elements; every chunk a stack no longer holds is gone from the store. The FIFO of a frame's
+ * waiting partials over two of them, the same way.
+ */
+class StoredStackSuite {
+  private val types = Array[DataType](LongType, StringType)
+  private val project = UnsafeProjection.create(types)
+  private val group = {
+    val row = new UnsafeRow(1)
+    row.pointTo(new Array[Byte](16), 16)
+    row.setLong(0, 7L)
+    row
+  }
+
+  /** A row of variable size: (n, "x" * (n % 23)), through a reused projection as callers do. */
+  private def row(n: Long): InternalRow = project(InternalRow(n, UTF8String.fromString("x" * (n % 23).toInt)))
+
+  private final class MapChunks extends StoredStack.Chunks {
+    val stored = mutable.HashMap.empty[(Int, Int), Array[Byte]]
+    override def put(g: UnsafeRow, stack: Int, chunk: Int, bytes: Array[Byte], length: Int): Unit = {
+      assertEquals(group, g)
+      assertFalse(s"chunk $chunk of stack $stack written twice", stored.contains((stack, chunk)))
+      stored((stack, chunk)) = java.util.Arrays.copyOf(bytes, length)
+    }
+    override def take(g: UnsafeRow, stack: Int, chunk: Int): Array[Byte] =
+      stored.remove((stack, chunk)).getOrElse(throw new AssertionError(s"chunk $chunk of stack $stack missing"))
+  }
+
+  /** Writes a stack as a Frames row does, and opens `into` from those bytes. */
+  private def reopen(s: StoredStack, into: StoredStack, id: Int): Unit = {
+    val out = new CompactWriter
+    s.write(out)
+    val bytes = out.result(0)
+    val in = new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET)
+    val chunkCount = in.varint().toInt
+    val length = in.varint().toInt
+    into.open(group, id, chunkCount, bytes, in.at, length)
+  }
+
+  private def checkTop(s: StoredStack, model: List[(Long, Long)], context: String): Unit = {
+    assertEquals(context, model.isEmpty, s.isEmpty)
+    model.headOption.foreach { case (t, n) =>
+      assertEquals(context, t, s.topTime)
+      assertEquals(context, n, s.top.getLong(0))
+      assertEquals(context, "x" * (n % 23).toInt, s.top.getUTF8String(1).toString)
+    }
+  }
+
+  @Test def randomPushesPopsAndReopens(): Unit = {
+    val rnd = new Random(23)
+    for (sequence <- 0 until 200) {
+      val capacity = 1 + rnd.nextInt(5)
+      val chunks = new MapChunks
+      val latest = new StoredStack.Latest
+      var s = new StoredStack(chunks, 2, capacity, latest)
+      s.open(group, 3, 0, null, 0L, 0)
+      var model = List.empty[(Long, Long)]
+      for (op <- 0 until 200) {
+        val context = s"sequence $sequence (chunks of $capacity), op $op"
+        rnd.nextInt(10) match {
+          case 0 | 1 | 2 | 3 | 4 =>
+            val n = rnd.nextInt(1000).toLong
+            s.push(op, row(n))
+            model = (op.toLong, n) :: model
+            assertEquals(context, op.toLong, latest.time)
+          case 5 =>
+            val next = new StoredStack(chunks, 2, capacity, latest)
+            reopen(s, next, 3)
+            s = next
+          case _ =>
+            if (model.nonEmpty) { s.pop(); model = model.tail }
+        }
+        checkTop(s, model, context)
+        // The store holds the chunks below the tail, no more: every element lives once.
+        assertTrue(context, chunks.stored.size * capacity <= model.size)
+        assertTrue(context, model.size - chunks.stored.size * capacity <= capacity)
+      }
+      while (model.nonEmpty) { s.pop(); model = model.tail }
+      assertTrue("every chunk read back and removed", chunks.stored.isEmpty)
+    }
+  }
+
+  @Test def fifoOfTwoStacksAgainstAQueue(): Unit = {
+    val rnd = new Random(5)
+    for (sequence <- 0 until 100) {
+      val capacity = 1 + rnd.nextInt(4)
+      val chunks = new MapChunks
+      val latest = new StoredStack.Latest
+      def stacks(): (StoredStack, StoredStack) =
+        (new StoredStack(chunks, 2, capacity, latest), new StoredStack(chunks, 2, capacity, latest))
+      var (in, out) = stacks()
+      in.open(group, 2, 0, null, 0L, 0)
+      out.open(group, 3, 0, null, 0L, 0)
+      var fifo = new PartialFifo(in, out)
+      val model = mutable.Queue.empty[(Long, Long)]
+      for (op <- 0 until 200) {
+        val context = s"sequence $sequence (chunks of $capacity), op $op"
+        rnd.nextInt(8) match {
+          case 0 | 1 | 2 | 3 =>
+            val n = rnd.nextInt(1000).toLong
+            fifo.add(op, row(n))
+            model.enqueue((op.toLong, n))
+          case 4 =>
+            val (in2, out2) = stacks()
+            reopen(in, in2, 2)
+            reopen(out, out2, 3)
+            in = in2
+            out = out2
+            fifo = new PartialFifo(in, out)
+          case _ =>
+            if (model.nonEmpty) { fifo.removeFirst(); model.dequeue() }
+        }
+        assertEquals(context, model.isEmpty, fifo.isEmpty)
+        model.headOption.foreach { case (t, n) =>
+          assertEquals(context, t, fifo.firstTime)
+          assertEquals(context, n, fifo.first.getLong(0))
+        }
+      }
+    }
+  }
+}
