@@ -22,7 +22,7 @@ private[slidingwindow] final class StoredStack(chunks: StoredStack.Chunks, numFi
     latest: StoredStack.Latest) extends PartialStack {
   private var bytes = new Array[Byte](256)
   private var size = 0
-  private val starts = new Array[Int](capacity)
+  private var starts = new Array[Int](capacity)
   private var count = 0 // elements in the tail
   private var chunkCount = 0 // chunks below the tail, numbered 0 until chunkCount
   private var group: UnsafeRow = _
@@ -44,6 +44,8 @@ private[slidingwindow] final class StoredStack(chunks: StoredStack.Chunks, numFi
     count = 0
     var at = 0
     while (at < length) {
+      // A chunk or tail written with another chunk size (a restart that changed it) still reads.
+      if (count == starts.length) starts = java.util.Arrays.copyOf(starts, 2 * count)
       starts(count) = at
       count += 1
       at += 12 + Platform.getInt(bytes, Platform.BYTE_ARRAY_OFFSET + at + 8)
@@ -60,7 +62,7 @@ private[slidingwindow] final class StoredStack(chunks: StoredStack.Chunks, numFi
   override def isEmpty: Boolean = count == 0 && chunkCount == 0
 
   override def push(time: Long, partial: InternalRow): Unit = {
-    if (count == capacity) {
+    if (count >= capacity) {
       chunks.put(group, id, chunkCount, bytes, size)
       chunkCount += 1
       count = 0

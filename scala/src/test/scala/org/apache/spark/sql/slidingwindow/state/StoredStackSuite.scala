@@ -17,7 +17,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * The stacks of streaming trailing windows' frames (state format 2) against plain models, with
  * their chunks in a map standing for the state store: random pushes, pops and clears, each stack
  * written into a Frames row and reopened from it at random (a micro-batch ends), chunks of 1 to 5
- * elements; every chunk a stack no longer holds is gone from the store. The FIFO of a frame's
+ * elements (and another size at each reopening); every chunk a stack no longer holds is gone from
+ * the store. The FIFO of a frame's
  * waiting partials over two of them, the same way.
  */
 class StoredStackSuite {
@@ -92,6 +93,33 @@ class StoredStackSuite {
         // The store holds the chunks below the tail, no more: every element lives once.
         assertTrue(context, chunks.stored.size * capacity <= model.size)
         assertTrue(context, model.size - chunks.stored.size * capacity <= capacity)
+      }
+      while (model.nonEmpty) { s.pop(); model = model.tail }
+      assertTrue("every chunk read back and removed", chunks.stored.isEmpty)
+    }
+  }
+
+  @Test def reopensWithAnotherChunkSize(): Unit = {
+    val rnd = new Random(31)
+    for (sequence <- 0 until 50) {
+      val chunks = new MapChunks
+      val latest = new StoredStack.Latest
+      var s = new StoredStack(chunks, 2, 1 + rnd.nextInt(6), latest)
+      s.open(group, 1, 0, null, 0L, 0)
+      var model = List.empty[(Long, Long)]
+      for (op <- 0 until 150) {
+        rnd.nextInt(4) match {
+          case 0 | 1 =>
+            s.push(op, row(op))
+            model = (op.toLong, op.toLong) :: model
+          case 2 =>
+            val next = new StoredStack(chunks, 2, 1 + rnd.nextInt(6), latest)
+            reopen(s, next, 1)
+            s = next
+          case _ =>
+            if (model.nonEmpty) { s.pop(); model = model.tail }
+        }
+        checkTop(s, model, s"sequence $sequence, op $op")
       }
       while (model.nonEmpty) { s.pop(); model = model.tail }
       assertTrue("every chunk read back and removed", chunks.stored.isEmpty)
