@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{StateStoreSchema, TrailingFramesLayout, TrailingFramesState, TrailingRowsLayout, TrailingStateLayout}
+import org.apache.spark.sql.slidingwindow.state.{StateStoreSchema, TrailingFramesLayout, TrailingFramesState, TrailingRowsLayout, TrailingStateLayout, WindowState}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -94,7 +94,14 @@ case class StreamingTrailingWindowExec(
     val lags = bySpan.map(_._1._2).toArray
     val chunkElements = TrailingFramesState.chunkElements(conf)
 
-    mapPartitionsWithWindowState(child.execute(), providerCountsRows = true) {
+    // State format 2 counts its rows: its stores skip the provider's count where Spark lets them
+    // (Spark 4), unless the tests check one against the other.
+    val verifyCount = stateFormatVersion >= 2 &&
+      conf.getConfString(WindowState.verifyRowCountKey, "false").toBoolean
+    val ownCount = stateFormatVersion >= 2 && WindowStateStoreWriter.storesMaySkipRowCount
+    val numTotal = longMetric("numTotalStateRows")
+
+    mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
       val processor: TrailingStateProcessor = layout match {
@@ -116,6 +123,13 @@ case class StreamingTrailingWindowExec(
         numRead += processor.rowsRead
         commitTime += timeTakenMs { store.commit() }
         setStoreMetrics(store)
+        processor.rowCount.foreach { count =>
+          if (verifyCount && store.metrics.numKeys != count) {
+            throw new IllegalStateException(
+              s"state rows counted by the operator: $count, by the provider: ${store.metrics.numKeys}")
+          }
+          if (ownCount) numTotal.set(count)
+        }
         setOperatorMetrics()
       })
     }

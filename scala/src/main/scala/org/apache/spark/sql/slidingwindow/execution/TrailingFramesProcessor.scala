@@ -7,7 +7,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.state.{StateStoreApi, TrailingFramesLayout, TrailingFramesState}
+import org.apache.spark.sql.slidingwindow.state.{StateStoreApi, TrailingFramesLayout, TrailingFramesState, TrailingSummary}
 
 /**
  * One micro-batch of one partition of streaming trailing windows, over the state of format 2
@@ -21,7 +21,8 @@ import org.apache.spark.sql.slidingwindow.state.{StateStoreApi, TrailingFramesLa
  *     batch queries, [[TrailingWindowsRun]]), each emitted with its windows, and its frames are
  *     stored again;
  *  4. once the output is read, the rows emitted are removed, and so are the groups whose frames
- *     no later row reaches ([[TrailingFramesState.sweep]]).
+ *     no later row reaches ([[TrailingFramesState.sweep]]); the Summary row counts the store's
+ *     rows ([[TrailingSummary]]), where it has any.
  * No row comes at or before an emitted time later: it would be late. So a row's windows are
  * complete when it is emitted, a row is emitted exactly once, and a group's frames only ever
  * receive times after those they hold. A micro-batch reads the rows waiting for the watermark and
@@ -47,6 +48,7 @@ final class TrailingFramesProcessor(
   private val rows = layout.rows()
   private val family = layout.dataFamily
   private val emitted = mutable.ArrayBuffer.empty[UnsafeRow]
+  private val summary = new TrailingSummary(store, layout)
   private var frames: TrailingFramesState = _
 
   var droppedLateRows = 0L
@@ -54,9 +56,12 @@ final class TrailingFramesProcessor(
   private var removed = 0L
   private var read = 0L
 
-  override def rowsWritten: Long = kept + (if (frames == null) 0L else frames.rowsWritten)
-  override def rowsRemoved: Long = removed + (if (frames == null) 0L else frames.rowsRemoved)
-  override def rowsRead: Long = read + (if (frames == null) 0L else frames.rowsRead)
+  private def ofFrames(f: TrailingFramesState => Long): Long = if (frames == null) 0L else f(frames)
+  private var summaryWritten = false
+  override def rowsWritten: Long = kept + ofFrames(_.rowsWritten) + (if (summaryWritten) 1 else 0)
+  override def rowsRemoved: Long = removed + ofFrames(_.rowsRemoved)
+  override def rowsRead: Long = read + ofFrames(_.rowsRead) + summary.rowsRead
+  override def rowCount: Option[Long] = Some(summary.rowCount)
 
   /**
    * The rows this micro-batch emits, with their windows; [[finish]] once they are read. A
@@ -69,9 +74,10 @@ final class TrailingFramesProcessor(
       toValue(_), layout.timeOrdinal, batchId, lateMicros)
     droppedLateRows += dropped
     kept += written
+    summary.created += written
     if (evictionMicros <= lateMicros) Iterator.empty
     else windows.withQueues(due(), buffers => {
-      frames = new TrailingFramesState(store, layout, buffers, lags, largestSize, chunkElements)
+      frames = new TrailingFramesState(store, layout, summary, buffers, lags, largestSize, chunkElements)
       frames
     })
   }
@@ -130,7 +136,10 @@ final class TrailingFramesProcessor(
     Iterator.tabulate(n)(i => values(order(i)))
   }
 
-  /** Stores the last group's frames, removes the rows emitted and the groups no row reaches. */
+  /**
+   * Stores the last group's frames, removes the rows emitted and the groups no row reaches, and
+   * writes the Summary row.
+   */
   override def finish(): Unit = {
     if (frames != null) {
       frames.close()
@@ -138,7 +147,9 @@ final class TrailingFramesProcessor(
     }
     emitted.foreach(key => StateStoreApi.remove(store, key, family))
     removed += emitted.length
+    summary.removed += emitted.length
     emitted.clear()
+    summaryWritten = summary.save()
   }
 }
 

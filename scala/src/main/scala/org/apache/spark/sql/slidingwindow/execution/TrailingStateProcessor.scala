@@ -20,6 +20,9 @@ trait TrailingStateProcessor {
   def rowsWritten: Long
   def rowsRemoved: Long
   def rowsRead: Long
+
+  /** The store's rows, where the operator counts them (state format 2), once [[finish]]ed. */
+  def rowCount: Option[Long] = None
 }
 
 object TrailingStateProcessor {

@@ -17,9 +17,9 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructFiel
  *  - Chunk, at (stack, chunk number): a run of older elements of one of those frames' stacks
  *    ([[StoredStack]]), in `__bytes`;
  *  (the kinds but Pending in bucket 0)
- *  - Sweep, one row with null partition keys: when the state may next hold a group that no later
- *    row's frames reach ([[TrailingFramesState.sweep]]), in `__bytes`.
- * The partition keys are nullable in the schema, for the Sweep row.
+ *  - Summary, one row with null partition keys: the store's row count and when the state may next
+ *    hold a group that no later row's frames reach ([[TrailingSummary]]), in `__bytes`.
+ * The partition keys are nullable in the schema, for the Summary row.
  */
 final class TrailingFramesLayout(partitionSpec: Seq[Expression], input: Seq[Attribute])
   extends TrailingStateLayout(2, partitionSpec, input) {
@@ -78,7 +78,7 @@ object TrailingFramesLayout {
   val Pending = 0
   val Frames = 1
   val Chunk = 2
-  val Sweep = 3
+  val Summary = 3
 
   /** The width of a bucket of Pending rows: a second, in microseconds. */
   val BucketMicros: Long = 1000000L
@@ -114,8 +114,8 @@ object TrailingFramesLayout {
       keyOf(withTimes(joined(kind, if (group == null) nullGroup else group), times))
     }
 
-    /** The key of the one Sweep row. */
-    def sweepKey: UnsafeRow = key(Sweep, null, 0L, 0L)
+    /** The key of the one Summary row. */
+    def summaryKey: UnsafeRow = key(Summary, null, 0L, 0L)
 
     /** The prefix a scan of every row of kind `k` in `bucket` reads. */
     def kindPrefix(k: Int, bucket: Long): UnsafeRow = {

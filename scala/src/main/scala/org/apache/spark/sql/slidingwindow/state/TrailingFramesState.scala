@@ -21,18 +21,19 @@ import org.apache.spark.unsafe.Platform
  *
  * A group's Frames row also holds the newest time in its frames: once the watermark is at or
  * past that time plus the largest size, no later row's frames reach any of it, and [[sweep]]
- * removes the group's rows. The Sweep row says when that may first be true of some group, so
- * that the Frames rows are only scanned then, and at most once per half the largest size of
+ * removes the group's rows, scanning the Frames rows at most once per half the largest size of
  * event time: a group no row comes to any more is removed within half the largest size after
- * that. The bytes of a Frames row: docs/state-format.md, section "Trailing windows".
+ * that. The Summary row ([[TrailingSummary]]) says when that may first be true of some group, so
+ * that the Frames rows are only scanned then. The bytes of a Frames row: docs/state-format.md, section "Trailing windows".
  *
+ * @param summary the store's Summary row: the sweep's time, and the rows created and removed
  * @param buffers each frame's aggregates, frames in the operator's order (largest first)
  * @param lags    how far back each frame ends
  * @param chunkElements the elements of a stack's chunk, and at most of its tail in the Frames row
  */
 private[slidingwindow] final class TrailingFramesState(store: StateStore, layout: TrailingFramesLayout,
-    buffers: Array[AggregateBuffers], lags: Array[Long], largestSize: Long, chunkElements: Int)
-  extends FrameQueues {
+    summary: TrailingSummary, buffers: Array[AggregateBuffers], lags: Array[Long], largestSize: Long,
+    chunkElements: Int) extends FrameQueues {
   import TrailingFramesLayout._
 
   private val rows = layout.rows()
@@ -46,6 +47,7 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
       StateStoreApi.put(store, rows.key(Chunk, group, stack, chunk),
         rows.bytesValue(java.util.Arrays.copyOf(bytes, length)), family)
       rowsWritten += 1
+      summary.created += 1
     }
 
     override def take(group: UnsafeRow, stack: Int, chunk: Int): Array[Byte] = {
@@ -56,6 +58,7 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
       StateStoreApi.remove(store, key, family)
       rowsRead += 1
       rowsRemoved += 1
+      summary.removed += 1
       bytes
     }
   }
@@ -146,6 +149,7 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
       if (stored) {
         StateStoreApi.remove(store, key, family)
         rowsRemoved += 1
+        summary.removed += 1
       }
     } else {
       out.clear()
@@ -173,70 +177,32 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
       }
       StateStoreApi.put(store, rows.key(Frames, group, 0L, 0L), rows.bytesValue(out.result(0)), family)
       rowsWritten += 1
-      noteExpiry(SaturatingTime.add(latest.time, largestSize))
+      if (!stored) summary.created += 1
+      summary.noteExpiry(SaturatingTime.add(latest.time, largestSize))
     }
     group = null
   }
 
-  // When the state may first hold a group no later row's frames reach (Long.MaxValue: never).
-  private var nextSweepRead = false
-  private var nextSweepTime = Long.MaxValue
-  private var sweepChanged = false
-
-  private def nextSweep: Long = {
-    if (!nextSweepRead) {
-      nextSweepRead = true
-      val value = StateStoreApi.get(store, rows.sweepKey, family)
-      if (value != null) {
-        rowsRead += 1
-        nextSweepTime = new CompactReader(value.getBinary(1), Platform.BYTE_ARRAY_OFFSET).signed()
-      }
-    }
-    nextSweepTime
-  }
-
-  private def noteExpiry(expiry: Long): Unit = if (expiry < nextSweep) {
-    nextSweepTime = expiry
-    sweepChanged = true
-  }
-
   /**
    * Removes the groups whose frames no row after `eviction` (the watermark for late rows of the
-   * next micro-batch) reaches, if the state may hold one; after [[close]].
+   * next micro-batch) reaches, if the state may hold one ([[TrailingSummary.nextSweep]]); after
+   * [[close]].
    */
-  def sweep(eviction: Long): Unit = {
-    if (eviction != Long.MinValue && eviction >= nextSweep) {
-      val groupOf = layout.groupOfKey()
-      val dead = mutable.ArrayBuffer.empty[(UnsafeRow, Array[Byte])]
-      var alive = Long.MaxValue
-      val frames = StateStoreApi.prefixScan(store, rows.kindPrefix(Frames, 0L), family)
-      try frames.foreach { pair =>
-        rowsRead += 1
-        val bytes = pair.value.getBinary(1)
-        val expiry = SaturatingTime.add(new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET).signed(), largestSize)
-        if (expiry <= eviction) dead += ((groupOf(pair.key).copy(), bytes))
-        else alive = math.min(alive, expiry)
-      } finally frames.close()
-      dead.foreach { case (g, bytes) => remove(g, bytes) }
-      nextSweepTime = if (alive == Long.MaxValue) Long.MaxValue
-        else math.max(alive, SaturatingTime.add(eviction, largestSize / 2))
-      sweepChanged = true
-    }
-    if (sweepChanged) {
-      val key = rows.sweepKey
-      if (nextSweepTime == Long.MaxValue) {
-        if (StateStoreApi.get(store, key, family) != null) {
-          StateStoreApi.remove(store, rows.sweepKey, family)
-          rowsRemoved += 1
-        }
-      } else {
-        out.clear()
-        out.signed(nextSweepTime)
-        StateStoreApi.put(store, rows.sweepKey, rows.bytesValue(out.result(0)), family)
-        rowsWritten += 1
-      }
-      sweepChanged = false
-    }
+  def sweep(eviction: Long): Unit = if (eviction != Long.MinValue && eviction >= summary.nextSweep) {
+    val groupOf = layout.groupOfKey()
+    val dead = mutable.ArrayBuffer.empty[(UnsafeRow, Array[Byte])]
+    var alive = Long.MaxValue
+    val frames = StateStoreApi.prefixScan(store, rows.kindPrefix(Frames, 0L), family)
+    try frames.foreach { pair =>
+      rowsRead += 1
+      val bytes = pair.value.getBinary(1)
+      val expiry = SaturatingTime.add(new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET).signed(), largestSize)
+      if (expiry <= eviction) dead += ((groupOf(pair.key).copy(), bytes))
+      else alive = math.min(alive, expiry)
+    } finally frames.close()
+    dead.foreach { case (g, bytes) => remove(g, bytes) }
+    summary.swept(if (alive == Long.MaxValue) Long.MaxValue
+      else math.max(alive, SaturatingTime.add(eviction, largestSize / 2)))
   }
 
   /** Removes a group's Frames row (its bytes `bytes`) and the chunks of its stacks. */
@@ -258,6 +224,7 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
         while (c < chunkCount) {
           StateStoreApi.remove(store, rows.key(Chunk, g, 4 * i + s, c), family)
           rowsRemoved += 1
+          summary.removed += 1
           c += 1
         }
         s += 1
@@ -266,6 +233,7 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
     }
     StateStoreApi.remove(store, rows.key(Frames, g, 0L, 0L), family)
     rowsRemoved += 1
+    summary.removed += 1
   }
 }
 

@@ -30,3 +30,8 @@ trait WindowStateStoreWriter extends StateStoreWriter with WatermarkSupport {
       session.sessionState, Some(session.streams.stateStoreCoordinator))(f)
   }
 }
+
+object WindowStateStoreWriter {
+  /** Whether the operator's stores may skip the provider's row count: not on Spark 3.5. */
+  val storesMaySkipRowCount: Boolean = false
+}

@@ -54,6 +54,9 @@ trait WindowStateStoreWriter extends StateStoreWriter with WatermarkSupport {
 }
 
 object WindowStateStoreWriter {
+  /** Whether the operator's stores may skip the provider's row count (`trackRowsKey`). */
+  val storesMaySkipRowCount: Boolean = true
+
   val trackRowsKey = "spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows"
   val changelogKey = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 

@@ -1,0 +1,74 @@
+package org.apache.spark.sql.slidingwindow.state
+
+import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.unsafe.Platform
+
+/**
+ * The Summary row of streaming trailing windows' state format 2 ([[TrailingFramesLayout]]), one
+ * per partition's store that holds other rows, written by every micro-batch:
+ *  - the number of the other state rows of the store, counted by the operator as it
+ *    creates and removes rows: so that Spark's RocksDB provider need not read every key before it
+ *    writes or deletes it to count them (`trackTotalNumberOfRows`), the operator reports this
+ *    count as `numRowsTotal` on Spark 4;
+ *  - when the state may first hold a group whose frames no later row reaches
+ *    ([[TrailingFramesState.sweep]]; Long.MaxValue: none).
+ * Its bytes: the time as a zigzag varint, then the count as a varint. A store with no other row
+ * has none.
+ */
+private[slidingwindow] final class TrailingSummary(store: StateStore, layout: TrailingFramesLayout) {
+  private val rows = layout.rows()
+  private var loaded = false
+  private var stored = false // the store has the row
+  private var storedCount = 0L // the other rows
+  private var sweepAt = Long.MaxValue
+
+  /** The rows this micro-batch created and removed so far. */
+  var created = 0L
+  var removed = 0L
+  var rowsRead = 0L
+
+  private def load(): Unit = if (!loaded) {
+    loaded = true
+    val value = StateStoreApi.get(store, rows.summaryKey, layout.dataFamily)
+    if (value != null) {
+      rowsRead += 1
+      stored = true
+      val in = new CompactReader(value.getBinary(1), Platform.BYTE_ARRAY_OFFSET)
+      sweepAt = in.signed()
+      storedCount = in.varint()
+    }
+  }
+
+  /** When the state may first hold a group no later row reaches. */
+  def nextSweep: Long = { load(); sweepAt }
+
+  /** A group's frames stop being reachable at `expiry`. */
+  def noteExpiry(expiry: Long): Unit = if (expiry < nextSweep) sweepAt = expiry
+
+  /** After a sweep: the next one is due at `next`. */
+  def swept(next: Long): Unit = { load(); sweepAt = next }
+
+  private def others: Long = { load(); storedCount + created - removed }
+
+  /** The store's rows, this one included once [[save]]d. */
+  def rowCount: Long = others + (if (stored) 1 else 0)
+
+  /**
+   * Writes the row, or removes it from a store with no other row: before the commit, after every
+   * other change. Whether it wrote it.
+   */
+  def save(): Boolean = {
+    if (others == 0) {
+      if (stored) StateStoreApi.remove(store, rows.summaryKey, layout.dataFamily)
+      stored = false
+      false
+    } else {
+      val out = new CompactWriter
+      out.signed(sweepAt)
+      out.varint(others)
+      StateStoreApi.put(store, rows.summaryKey, rows.bytesValue(out.result(0)), layout.dataFamily)
+      stored = true
+      true
+    }
+  }
+}
