@@ -198,10 +198,30 @@ def test_many_rows_at_one_time_spill_as_in_sparks_window(spark):
         assert same(result(ours), reference(rows, sizes))
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_frames_that_end_before_the_row(spark, seed):
+@pytest.mark.parametrize("seed,spilled", [(0, False), (1, False), (2, False), (3, True)])
+def test_frames_that_end_before_the_row(spark, seed, spilled):
     """`RANGE BETWEEN a PRECEDING AND b PRECEDING`: the frame [t - a, t - b], which may hold no
-    row (count 0, sum NULL), beside frames up to the current row in one operator."""
+    row (count 0, sum NULL), beside frames up to the current row in one operator. `spilled`: with
+    no memory for sealed chunks of 64 bytes, a frame's queue and the FIFO of its waiting partials
+    go to disk and come back."""
+    if spilled:
+        before = disk_bytes_spilled(spark)
+        with session_conf(spark, "spark.sql.slidingWindow.buffer.chunkBytes", "64b"), \
+                session_conf(spark, "spark.sql.slidingWindow.buffer.memory", "0b"):
+            check_frames_that_end_before_the_row(spark, seed)
+        assert disk_bytes_spilled(spark) > before
+    else:
+        check_frames_that_end_before_the_row(spark, seed)
+
+
+def disk_bytes_spilled(spark) -> int:
+    """The bytes the session's stages spilled to disk so far (Spark's status store)."""
+    store = spark._jsc.sc().statusStore()
+    stages = store.stageList(spark._jvm.java.util.ArrayList(), *(getattr(store, f"stageList$default${i}")() for i in (2, 3, 4, 5)))
+    return sum(stages.apply(i).diskBytesSpilled() for i in range(stages.size()))
+
+
+def check_frames_that_end_before_the_row(spark, seed):
     rng = random.Random(100 + seed)
     rows = random_rows(rng, rng.choice([60, 300]))
     df = spark.createDataFrame(

@@ -148,7 +148,7 @@ final class TwoStacks(
 
 object TwoStacks {
   /** A queue in memory (spilling to disk beyond the memory of `conf`). */
-  def inMemory(buffers: AggregateBuffers, conf: WindowBufferConf): TwoStacks =
-    new TwoStacks(buffers, conf.newStack(buffers.numBufferFields), conf.newStack(buffers.numBufferFields),
+  def inMemory(buffers: AggregateBuffers, conf: WindowBufferConf, sharing: Int = 2): TwoStacks =
+    new TwoStacks(buffers, conf.newStack(buffers.numBufferFields, sharing), conf.newStack(buffers.numBufferFields, sharing),
       buffers.balancedMerges, flipOnRead = true)
 }

@@ -11,8 +11,12 @@ import org.apache.spark.sql.internal.SQLConf
 case class WindowBufferConf(chunkBytes: Int, memoryBytes: Long) {
   require(chunkBytes >= 64, s"chunk size must be at least 64 bytes, got $chunkBytes")
 
-  /** The two stacks of a window queue share the memory. */
-  def newStack(numFields: Int): RowStack = new RowStack(numFields, chunkBytes, memoryBytes / 2)
+  /**
+   * A stack of a window queue, whose `sharing` stacks share the memory: a queue's two stacks, or
+   * four for a trailing frame with a lag (its queue and the FIFO of the partials waiting to enter).
+   */
+  def newStack(numFields: Int, sharing: Int = 2): RowStack =
+    new RowStack(numFields, chunkBytes, memoryBytes / sharing)
 }
 
 object WindowBufferConf {

@@ -65,11 +65,15 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
 
   private val latest = new StoredStack.Latest
   private def stack(i: Int) = new StoredStack(chunks, buffers(i).numBufferFields, chunkElements, latest)
-  private val fronts = buffers.indices.map(stack).toArray
-  private val backs = buffers.indices.map(stack).toArray
-  private val queues = buffers.indices.map(i => new TwoStacks(buffers(i), fronts(i), backs(i))).toArray
-  private val fifoStacks = buffers.indices.map(i => if (lags(i) == 0) null else (stack(i), stack(i))).toArray
-  private val fifos = fifoStacks.map(s => if (s == null) null else new PartialFifo(s._1, s._2))
+  /** Frame i's stacks, by id: its front (4i), its back (4i + 1), and its FIFO's (4i + 2, 4i + 3). */
+  private val stacks: Array[StoredStack] = buffers.indices.flatMap { i =>
+    Seq(stack(i), stack(i)) ++ (if (lags(i) == 0) Seq(null, null) else Seq(stack(i), stack(i)))
+  }.toArray
+  private def stacksOf(frame: Int) = if (lags(frame) == 0) 2 else 4
+  private val queues = buffers.indices.map(i => new TwoStacks(buffers(i), stacks(4 * i), stacks(4 * i + 1))).toArray
+  private val fifos = buffers.indices.map { i =>
+    if (lags(i) == 0) null else new PartialFifo(stacks(4 * i + 2), stacks(4 * i + 3))
+  }.toArray
   private val aggregate = buffers.map(b => new UnsafeRow(b.numBufferFields))
   private val out = new CompactWriter
 
@@ -91,47 +95,59 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
     latest.time = Long.MinValue
     val value = StateStoreApi.get(store, rows.key(Frames, group, 0L, 0L), family)
     stored = value != null
+    val in = if (stored) new CompactReader(value.getBinary(1), Platform.BYTE_ARRAY_OFFSET) else null
     if (stored) {
       rowsRead += 1
-      val bytes = value.getBinary(1)
-      val in = new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET)
       latest.time = in.signed()
-      i = 0
-      while (i < queues.length) {
-        if (in.byte() == 1) {
-          val oldest = in.signed()
+    }
+    walk(in, opening)
+  }
+
+  /** What a Frames row holds, frame by frame, as [[walk]] reads it. */
+  private trait FramesVisitor {
+    /** Frame `frame`'s back: its oldest time and the aggregate at `at` in `base`, of `length` bytes. */
+    def back(frame: Int, oldest: Long, base: AnyRef, at: Long, length: Int): Unit
+    /** Stack `id`: its `chunkCount` Chunk rows and its tail at `at` in `base`, of `length` bytes. */
+    def stack(id: Int, chunkCount: Int, base: AnyRef, at: Long, length: Int): Unit
+  }
+
+  /**
+   * Reads a Frames row's frames from `in` (after the row's latest time), or, with `in` null, the
+   * frames of a group without a row: no back aggregate, empty stacks. The one reader of the layout
+   * [[persist]] writes.
+   */
+  private def walk(in: CompactReader, visitor: FramesVisitor): Unit = {
+    var i = 0
+    while (i < queues.length) {
+      if (in != null && in.byte() == 1) {
+        val oldest = in.signed()
+        val length = in.varint().toInt
+        visitor.back(i, oldest, in.base, in.at, length)
+        in.skip(length)
+      }
+      var s = 0
+      while (s < stacksOf(i)) {
+        if (in == null) visitor.stack(4 * i + s, 0, null, 0L, 0)
+        else {
+          val chunkCount = in.varint().toInt
           val length = in.varint().toInt
-          aggregate(i).pointTo(bytes, in.at, length)
+          visitor.stack(4 * i + s, chunkCount, in.base, in.at, length)
           in.skip(length)
-          queues(i).restoreBack(aggregate(i), oldest)
         }
-        openStack(fronts(i), 4 * i, in)
-        openStack(backs(i), 4 * i + 1, in)
-        if (fifoStacks(i) != null) {
-          openStack(fifoStacks(i)._1, 4 * i + 2, in)
-          openStack(fifoStacks(i)._2, 4 * i + 3, in)
-        }
-        i += 1
+        s += 1
       }
-    } else {
-      i = 0
-      while (i < queues.length) {
-        fronts(i).open(group, 4 * i, 0, null, 0L, 0)
-        backs(i).open(group, 4 * i + 1, 0, null, 0L, 0)
-        if (fifoStacks(i) != null) {
-          fifoStacks(i)._1.open(group, 4 * i + 2, 0, null, 0L, 0)
-          fifoStacks(i)._2.open(group, 4 * i + 3, 0, null, 0L, 0)
-        }
-        i += 1
-      }
+      i += 1
     }
   }
 
-  private def openStack(s: StoredStack, id: Int, in: CompactReader): Unit = {
-    val chunkCount = in.varint().toInt
-    val length = in.varint().toInt
-    s.open(group, id, chunkCount, in.base, in.at, length)
-    in.skip(length)
+  /** Resumes the open group's queues. */
+  private val opening = new FramesVisitor {
+    override def back(frame: Int, oldest: Long, base: AnyRef, at: Long, length: Int): Unit = {
+      aggregate(frame).pointTo(base, at, length)
+      queues(frame).restoreBack(aggregate(frame), oldest)
+    }
+    override def stack(id: Int, chunkCount: Int, base: AnyRef, at: Long, length: Int): Unit =
+      stacks(id).open(group, id, chunkCount, base, at, length)
   }
 
   /** Stores the frames of the group open, and closes it. */
@@ -167,15 +183,14 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
           case None =>
             out.byte(0)
         }
-        fronts(i).write(out)
-        backs(i).write(out)
-        if (fifoStacks(i) != null) {
-          fifoStacks(i)._1.write(out)
-          fifoStacks(i)._2.write(out)
+        var id = 4 * i
+        while (id < 4 * i + stacksOf(i)) {
+          stacks(id).write(out)
+          id += 1
         }
         i += 1
       }
-      StateStoreApi.put(store, rows.key(Frames, group, 0L, 0L), rows.bytesValue(out.result(0)), family)
+      StateStoreApi.put(store, key, rows.bytesValue(out.result(0)), family)
       rowsWritten += 1
       if (!stored) summary.created += 1
       summary.noteExpiry(SaturatingTime.add(latest.time, largestSize))
@@ -209,28 +224,18 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
   private def remove(g: UnsafeRow, bytes: Array[Byte]): Unit = {
     val in = new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET)
     in.signed()
-    var i = 0
-    while (i < queues.length) {
-      if (in.byte() == 1) {
-        in.signed()
-        in.skip(in.varint().toInt)
-      }
-      val stacks = if (fifoStacks(i) == null) 2 else 4
-      var s = 0
-      while (s < stacks) {
-        val chunkCount = in.varint().toInt
-        in.skip(in.varint().toInt)
+    walk(in, new FramesVisitor {
+      override def back(frame: Int, oldest: Long, base: AnyRef, at: Long, length: Int): Unit = ()
+      override def stack(id: Int, chunkCount: Int, base: AnyRef, at: Long, length: Int): Unit = {
         var c = 0
         while (c < chunkCount) {
-          StateStoreApi.remove(store, rows.key(Chunk, g, 4 * i + s, c), family)
+          StateStoreApi.remove(store, rows.key(Chunk, g, id, c), family)
           rowsRemoved += 1
           summary.removed += 1
           c += 1
         }
-        s += 1
       }
-      i += 1
-    }
+    })
     StateStoreApi.remove(store, rows.key(Frames, g, 0L, 0L), family)
     rowsRemoved += 1
     summary.removed += 1

@@ -19,13 +19,17 @@ trait FrameQueues {
 }
 
 object FrameQueues {
-  /** Queues in memory (spilling to disk beyond the memory of `conf`): a group starts empty. */
+  /**
+   * Queues in memory (spilling to disk beyond the memory of `conf` per frame, which a frame with a
+   * lag shares with its FIFO): a group starts empty.
+   */
   def inMemory(buffers: Array[AggregateBuffers], lags: Array[Long], conf: WindowBufferConf): FrameQueues =
     new FrameQueues {
-      private val queues = buffers.map(TwoStacks.inMemory(_, conf))
+      private def sharing(i: Int) = if (lags(i) == 0) 2 else 4
+      private val queues = buffers.indices.map(i => TwoStacks.inMemory(buffers(i), conf, sharing(i))).toArray
       private val fifos = buffers.indices.map { i =>
         if (lags(i) == 0) null
-        else new PartialFifo(conf.newStack(buffers(i).numBufferFields), conf.newStack(buffers(i).numBufferFields))
+        else new PartialFifo(conf.newStack(buffers(i).numBufferFields, 4), conf.newStack(buffers(i).numBufferFields, 4))
       }.toArray
 
       override def queue(frame: Int): TwoStacks = queues(frame)

@@ -45,6 +45,13 @@ class StoredStackSuite {
       stored.remove((stack, chunk)).getOrElse(throw new AssertionError(s"chunk $chunk of stack $stack missing"))
   }
 
+  /** A new stack `id` of the group, empty, as a group without a Frames row opens it. */
+  private def emptyStack(chunks: MapChunks, capacity: Int, latest: StoredStack.Latest, id: Int): StoredStack = {
+    val s = new StoredStack(chunks, 2, capacity, latest)
+    s.open(group, id, 0, null, 0L, 0)
+    s
+  }
+
   /** Writes a stack as a Frames row does, and opens `into` from those bytes. */
   private def reopen(s: StoredStack, into: StoredStack, id: Int): Unit = {
     val out = new CompactWriter
@@ -71,8 +78,7 @@ class StoredStackSuite {
       val capacity = 1 + rnd.nextInt(5)
       val chunks = new MapChunks
       val latest = new StoredStack.Latest
-      var s = new StoredStack(chunks, 2, capacity, latest)
-      s.open(group, 3, 0, null, 0L, 0)
+      var s = emptyStack(chunks, capacity, latest, 3)
       var model = List.empty[(Long, Long)]
       for (op <- 0 until 200) {
         val context = s"sequence $sequence (chunks of $capacity), op $op"
@@ -104,8 +110,7 @@ class StoredStackSuite {
     for (sequence <- 0 until 50) {
       val chunks = new MapChunks
       val latest = new StoredStack.Latest
-      var s = new StoredStack(chunks, 2, 1 + rnd.nextInt(6), latest)
-      s.open(group, 1, 0, null, 0L, 0)
+      var s = emptyStack(chunks, 1 + rnd.nextInt(6), latest, 1)
       var model = List.empty[(Long, Long)]
       for (op <- 0 until 150) {
         rnd.nextInt(4) match {
@@ -134,9 +139,8 @@ class StoredStackSuite {
       val latest = new StoredStack.Latest
       def stacks(): (StoredStack, StoredStack) =
         (new StoredStack(chunks, 2, capacity, latest), new StoredStack(chunks, 2, capacity, latest))
-      var (in, out) = stacks()
-      in.open(group, 2, 0, null, 0L, 0)
-      out.open(group, 3, 0, null, 0L, 0)
+      var in = emptyStack(chunks, capacity, latest, 2)
+      var out = emptyStack(chunks, capacity, latest, 3)
       var fifo = new PartialFifo(in, out)
       val model = mutable.Queue.empty[(Long, Long)]
       for (op <- 0 until 200) {
