@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.windows
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, PartialBuilder}
 
 /**
@@ -36,7 +36,6 @@ final class TrailingWindows(
   private val waiting = sizes.indices.map(frames.waiting).toArray
   private val builders = buffers.map(new PartialBuilder(_))
   private val parts = new AggregateParts
-  private val projections = buffers.map(b => UnsafeProjection.create(b.resultTypes.toArray))
   private val out = new Array[InternalRow](sizes.length)
   // The latest time each frame skips (with `emitAfter` only), and which frames take the current time.
   private val skips = emitAfter != Long.MinValue
@@ -67,7 +66,8 @@ final class TrailingWindows(
 
   /**
    * The results of the windows of the time's rows, at `time` (`hasTime` false: a null time), one
-   * row per frame, valid until the next [[begin]].
+   * row per frame, valid until the next [[begin]]: each frame's evaluated row (its buffers' own,
+   * which may point into its queue's partials), not a copy.
    */
   def results(hasTime: Boolean, time: Long): Array[InternalRow] = {
     assert(!skips || !hasTime || time > emitAfter, "a time with results comes after emitAfter")
@@ -79,7 +79,7 @@ final class TrailingWindows(
       } else {
         parts.set(builders(i).result, null)
       }
-      out(i) = projections(i)(buffers(i).evaluate(parts))
+      out(i) = buffers(i).evaluate(parts)
       i += 1
     }
     out
