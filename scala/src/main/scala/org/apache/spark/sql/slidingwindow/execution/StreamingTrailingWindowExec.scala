@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{StateStoreSchema, TrailingFramesLayout, TrailingFramesState, TrailingRowsLayout, TrailingStateLayout, WindowState}
+import org.apache.spark.sql.slidingwindow.state.{PendingParts, StateStoreSchema, TrailingFramesLayout, TrailingFramesState, TrailingRowsLayout, TrailingStateLayout, WindowState}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -93,6 +93,7 @@ case class StreamingTrailingWindowExec(
     val (batchId, largestSize) = (getStateInfo.storeVersion, this.largestSize)
     val lags = bySpan.map(_._1._2).toArray
     val chunkElements = TrailingFramesState.chunkElements(conf)
+    val partBytes = PendingParts.partBytes(conf)
 
     // State format 2 counts its rows: its stores skip the provider's count where Spark lets them
     // (Spark 4), unless the tests check one against the other.
@@ -109,7 +110,7 @@ case class StreamingTrailingWindowExec(
           new TrailingRowsProcessor(store, rows, time, batchId, late, eviction, largestSize, windows)
         case frames: TrailingFramesLayout =>
           new TrailingFramesProcessor(store, frames, time, batchId, late, eviction, largestSize, lags, chunkElements,
-            windows)
+            partBytes, windows)
       }
       val out = processor.process(rows)
       // As Spark's StateStoreSaveExec: the rows are handed on as they are computed, and the store

@@ -5,7 +5,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateStoreApi, TrailingRowsLayout}
+import org.apache.spark.sql.slidingwindow.state.{PendingRowPerKey, StateArrangement, StateStoreApi, TrailingRowsLayout}
 
 /**
  * One micro-batch of one partition of streaming trailing windows, over the state of format 1
@@ -85,7 +85,7 @@ final class TrailingRowsProcessor(
   }
 
   private def keep(input: Iterator[InternalRow]): Unit = {
-    val (dropped, written) = TrailingStateProcessor.keep(input, store, family, keyOfInput, valueOf,
+    val (dropped, written) = PendingRowPerKey.keep(input, store, family, keyOfInput, valueOf,
       layout.timeOrdinal, batchId, lateMicros)
     droppedLateRows += dropped
     rowsWritten += written

@@ -2,12 +2,13 @@ package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, CreateStruct, Expression, GenericInternalRow, IntegralDivide, JoinedRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructField, StructType}
 
 /**
- * State format 2 of streaming trailing windows (docs/state-format.md, section "Trailing
- * windows"): keys `(__kind, __bucket, partition keys..., __time, __seq)`, prefix-encoded on
+ * State format 2 of streaming trailing windows, and the base of format 3 ([[TrailingPartsLayout]],
+ * whose Pending rows are parts of rows) (docs/state-format.md, section "Trailing windows"): keys `(__kind, __bucket, partition keys..., __time, __seq)`, prefix-encoded on
  * `(__kind, __bucket)`, so that one prefix scan reads every row of a kind and bucket; values
  * `(__row, __bytes)`. The kinds ([[TrailingFramesLayout.Pending]] and the others):
  *  - Pending, at (time, seq): an input row not emitted yet, in `__row` (`__seq` as in format 1),
@@ -21,9 +22,13 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructFiel
  *    hold a group that no later row's frames reach ([[TrailingSummary]]), in `__bytes`.
  * The partition keys are nullable in the schema, for the Summary row.
  */
-final class TrailingFramesLayout(partitionSpec: Seq[Expression], input: Seq[Attribute])
-  extends TrailingStateLayout(2, partitionSpec, input) {
+class TrailingFramesLayout(partitionSpec: Seq[Expression], input: Seq[Attribute], version: Int = 2)
+  extends TrailingStateLayout(version, partitionSpec, input) {
   import TrailingFramesLayout._
+
+  /** The Pending rows of one task and micro-batch, one state row per input row. */
+  def pendingRows(store: StateStore, lateMicros: Long, evictionMicros: Long, partBytes: Long): PendingRows =
+    new PendingRowPerKey(store, this, lateMicros, evictionMicros)
 
   private val kindFields = Seq(StructField("__kind", IntegerType, nullable = false),
     StructField("__bucket", LongType, nullable = false))

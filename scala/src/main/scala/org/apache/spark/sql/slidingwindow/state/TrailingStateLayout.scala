@@ -9,7 +9,9 @@ import org.apache.spark.sql.types.{IntegerType, StructField}
  * windows"):
  *  - 1 ([[TrailingRowsLayout]]): every kept input row, which each micro-batch reads again;
  *  - 2 ([[TrailingFramesLayout]]): the rows not emitted yet, and each group's frames (their
- *    Two-Stacks queues of partial aggregates), which a micro-batch resumes.
+ *    Two-Stacks queues of partial aggregates), which a micro-batch resumes;
+ *  - 3 ([[TrailingPartsLayout]]): as 2, with the rows not emitted yet in parts, one per group,
+ *    second and micro-batch.
  * A stream without partition keys has one group, `__group` = 0.
  */
 abstract class TrailingStateLayout(val version: Int, partitionSpec: Seq[Expression], val input: Seq[Attribute])
@@ -33,10 +35,10 @@ abstract class TrailingStateLayout(val version: Int, partitionSpec: Seq[Expressi
 
 object TrailingStateLayout {
   /** The state format versions of trailing windows this release reads and writes. */
-  val supported: Seq[Int] = Seq(1, 2)
+  val supported: Seq[Int] = Seq(1, 2, 3)
 
   /** The version of new queries. */
-  val current: Int = 2
+  val current: Int = 3
 
   /** Internal, for tests and the fixtures of every version: the state format of new queries' trailing windows. */
   val newQueriesKey = "spark.sql.slidingWindow.trailingWindows.state.formatVersion"
@@ -51,6 +53,7 @@ object TrailingStateLayout {
     version match {
       case 1 => new TrailingRowsLayout(partitionSpec, input)
       case 2 => new TrailingFramesLayout(partitionSpec, input)
+      case 3 => new TrailingPartsLayout(partitionSpec, input)
       case _ => throw new IllegalArgumentException(s"unknown trailing windows state format version $version")
     }
 }

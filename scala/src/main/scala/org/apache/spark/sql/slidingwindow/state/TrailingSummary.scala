@@ -4,7 +4,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.unsafe.Platform
 
 /**
- * The Summary row of streaming trailing windows' state format 2 ([[TrailingFramesLayout]]), one
+ * The Summary row of streaming trailing windows' state formats 2 and 3 ([[TrailingFramesLayout]]), one
  * per partition's store that holds other rows, written by every micro-batch:
  *  - the number of the other state rows of the store, counted by the operator as it
  *    creates and removes rows: so that Spark's RocksDB provider need not read every key before it
