@@ -5,7 +5,7 @@ import java.util.{HashMap => JHashMap}
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, GenericInternalRow, JoinedRow, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
@@ -36,12 +36,9 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
     val keyOf = layout.keyOfInput(time)
     val toUnsafe = ProjectionPool.unsafe(layout.input.zipWithIndex.map { case (a, i) =>
       BoundReference(i, a.dataType, a.nullable) })
-    val seq = new GenericInternalRow(1)
-    val withSeq = new JoinedRow
     // The parts open, by their group and bucket (a key with __time and __seq 0).
     val parts = new JHashMap[UnsafeRow, Part]
     var buffered = 0L
-    var index = 0L
     var partNumber = 0L
     def write(): Unit = {
       parts.forEach { (_, part) =>
@@ -52,34 +49,26 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
       parts.clear()
       buffered = 0L
     }
-    input.foreach { row =>
-      val rowSeq = PendingRowPerKey.seq(batchId, index)
-      seq.setLong(0, rowSeq)
-      index += 1
-      val key = keyOf(withSeq(row, seq))
-      if (!key.isNullAt(layout.timeOrdinal)) {
-        val t = key.getLong(layout.timeOrdinal)
-        if (t <= lateMicros) droppedLateRows += 1
-        else {
-          key.setLong(layout.timeOrdinal, 0L)
-          key.setLong(layout.seqOrdinal, 0L)
-          var part = parts.get(key)
-          if (part == null) {
-            val partKey = key.copy()
-            partKey.setLong(layout.seqOrdinal, PendingRowPerKey.seq(batchId, partNumber))
-            partNumber += 1
-            part = new Part(partKey)
-            parts.put(key.copy(), part)
-          }
-          val u = row match {
-            case u: UnsafeRow => u
-            case other => toUnsafe(other)
-          }
-          part.add(t, rowSeq, u)
-          buffered += Header + u.getSizeInBytes
-          if (buffered >= partBytes) write()
-        }
+    droppedLateRows += PendingRows.eachKept(input, keyOf, layout.timeOrdinal, batchId, lateMicros) { (row, key) =>
+      val t = key.getLong(layout.timeOrdinal)
+      val rowSeq = key.getLong(layout.seqOrdinal)
+      key.setLong(layout.timeOrdinal, 0L)
+      key.setLong(layout.seqOrdinal, 0L)
+      var part = parts.get(key)
+      if (part == null) {
+        val partKey = key.copy()
+        partKey.setLong(layout.seqOrdinal, PendingRows.seq(batchId, partNumber))
+        partNumber += 1
+        part = new Part(partKey)
+        parts.put(key.copy(), part)
       }
+      val u = row match {
+        case u: UnsafeRow => u
+        case other => toUnsafe(other)
+      }
+      part.add(t, rowSeq, u)
+      buffered += Header + u.getSizeInBytes
+      if (buffered >= partBytes) write()
     }
     write()
   }

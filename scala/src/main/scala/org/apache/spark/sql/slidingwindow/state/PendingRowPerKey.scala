@@ -3,7 +3,7 @@ package org.apache.spark.sql.slidingwindow.state
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, JoinedRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
 
 /**
@@ -42,34 +42,17 @@ private[slidingwindow] final class PendingRowPerKey(store: StateStore, layout: T
 
 private[slidingwindow] object PendingRowPerKey {
   /**
-   * Keeps the input rows as state rows, one each (state formats 1 and 2), but for those without
-   * a time (left out) and those at or before the watermark for late rows (dropped): `keyOf` is
-   * over the input row followed by its `__seq`, the micro-batch id in the high 32 bits and the
-   * row's place in the task's input in the low ones, so that a micro-batch run again writes the
-   * same keys. Returns the rows dropped and the rows written.
+   * Keeps the input rows as state rows, one each under `keyOf` (state formats 1 and 2), but for
+   * those without a time and those at or before the watermark for late rows
+   * ([[PendingRows.eachKept]]). Returns the rows dropped and the rows written.
    */
   def keep(input: Iterator[InternalRow], store: StateStore, family: String, keyOf: UnsafeProjection,
       valueOf: InternalRow => UnsafeRow, timeOrdinal: Int, batchId: Long, lateMicros: Long): (Long, Long) = {
-    val seq = new GenericInternalRow(1)
-    val withSeq = new JoinedRow
-    var index = 0L
-    var dropped = 0L
     var written = 0L
-    input.foreach { row =>
-      seq.setLong(0, PendingRowPerKey.seq(batchId, index))
-      index += 1
-      val key = keyOf(withSeq(row, seq))
-      if (!key.isNullAt(timeOrdinal)) {
-        if (key.getLong(timeOrdinal) <= lateMicros) dropped += 1
-        else {
-          StateStoreApi.put(store, key, valueOf(row), family)
-          written += 1
-        }
-      }
+    val dropped = PendingRows.eachKept(input, keyOf, timeOrdinal, batchId, lateMicros) { (row, key) =>
+      StateStoreApi.put(store, key, valueOf(row), family)
+      written += 1
     }
     (dropped, written)
   }
-
-  /** The `__seq` of the `index`th input row of a task in micro-batch `batchId`. */
-  def seq(batchId: Long, index: Long): Long = (batchId << 32) | (index & 0xffffffffL)
 }

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, JoinedRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
 
 /**
@@ -76,4 +76,35 @@ private[slidingwindow] object PendingRows {
 
   /** The most buckets of Pending rows a micro-batch scans one by one, rather than the whole store. */
   val MaxBucketScans = 4096L
+
+  /**
+   * Gives `kept` each input row to keep with its key (`keyOf` over the input row followed by its
+   * `__seq`, [[seq]]), but for those without a time (left out) and those at or before the
+   * watermark for late rows (dropped); returns the rows dropped. The key is the projection's
+   * reused row.
+   */
+  def eachKept(input: Iterator[InternalRow], keyOf: UnsafeProjection, timeOrdinal: Int, batchId: Long,
+      lateMicros: Long)(kept: (InternalRow, UnsafeRow) => Unit): Long = {
+    val seqRow = new GenericInternalRow(1)
+    val withSeq = new JoinedRow
+    var index = 0L
+    var dropped = 0L
+    input.foreach { row =>
+      seqRow.setLong(0, seq(batchId, index))
+      index += 1
+      val key = keyOf(withSeq(row, seqRow))
+      if (!key.isNullAt(timeOrdinal)) {
+        if (key.getLong(timeOrdinal) <= lateMicros) dropped += 1
+        else kept(row, key)
+      }
+    }
+    dropped
+  }
+
+  /**
+   * The `__seq` of the `index`th input row of a task in micro-batch `batchId`: the micro-batch id
+   * in the high 32 bits, the index in the low ones, so that a micro-batch run again writes the
+   * same keys.
+   */
+  def seq(batchId: Long, index: Long): Long = (batchId << 32) | (index & 0xffffffffL)
 }

@@ -8,9 +8,10 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructFiel
 
 /**
  * State format 2 of streaming trailing windows, and the base of format 3 ([[TrailingPartsLayout]],
- * whose Pending rows are parts of rows) (docs/state-format.md, section "Trailing windows"): keys `(__kind, __bucket, partition keys..., __time, __seq)`, prefix-encoded on
- * `(__kind, __bucket)`, so that one prefix scan reads every row of a kind and bucket; values
- * `(__row, __bytes)`. The kinds ([[TrailingFramesLayout.Pending]] and the others):
+ * whose Pending rows are parts of rows) (docs/state-format.md, section "Trailing windows"): keys
+ * `(__kind, __bucket, partition keys..., __time, __seq)`, prefix-encoded on `(__kind, __bucket)`,
+ * so that one prefix scan reads every row of a kind and bucket; values `(__row, __bytes)`. The
+ * kinds ([[TrailingFramesLayout.Pending]] and the others):
  *  - Pending, at (time, seq): an input row not emitted yet, in `__row` (`__seq` as in format 1),
  *    in the bucket of its second ([[TrailingFramesLayout.bucketOf]]): a micro-batch reads the
  *    buckets its watermark makes rows due in, not every row waiting;
