@@ -123,6 +123,10 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
   @transient private lazy val mergeProjection =
     ProjectionPool.mutable(mergeExpressions, bufferAttributes ++ inputBufferAttributes)
 
+  // Declarative only: the results of a window's two parts, merged and evaluated in one projection.
+  @transient private lazy val mergedEvalProjection =
+    ProjectionPool.mutable(mergedEvaluateExpressions, bufferAttributes ++ inputBufferAttributes)
+
   @transient private lazy val evalProjection = ProjectionPool.mutable(
     functions.toSeq.map {
       case d: DeclarativeAggregate => d.evaluateExpression
@@ -294,12 +298,18 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
     result
   }
 
-  /** The aggregate results of a window's two parts (any functions). Reused row. */
+  /**
+   * The aggregate results of a window's two parts (any functions). Reused row. With declarative
+   * functions, two parts are merged and evaluated by one projection, into the results row.
+   */
   def evaluate(parts: AggregateParts): InternalRow = {
     if (parts.older == null) {
       evaluate(parts.newer)
     } else if (parts.newer == null && partialsEvaluable) {
       evaluate(parts.older)
+    } else if (declarative) {
+      mergedEvalProjection.target(result)(joined(parts.older, parts.newer))
+      result
     } else {
       assign(scratch, parts.older)
       if (parts.newer != null) merge(scratch, asPartial(parts.newer))
