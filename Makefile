@@ -7,8 +7,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # `make test` runs the whole suite on Spark 4.3, then the every_spark tests on each other
 # supported Spark, each in its own virtualenv (build/venvs/spark-X.Y, buildtools/spark_env.py).
 # `make test SPARK=3.5` runs the whole suite on that one Spark.
+# Two pytest workers (pytest-xdist), each with its Spark session: much of a test is waiting (for a
+# micro-batch's trigger, a JVM's start), which the other worker's test fills. A module whose
+# tests share a costly module fixture is kept on one worker (its xdist_group mark).
 SPARK ?=
 OTHER_SPARKS := 3.5 4.0 4.1 4.2
+WORKERS ?= 2
+PYTEST_WORKERS := -n $(WORKERS) --dist loadgroup
 
 # JDK 17 and JUnit 4 from Debian (apt-get, as root or with sudo), then the package, editable,
 # with pyspark 4.3.0 and the test tools, and its jar for Spark 4.3 (rebuilt when a source changes).
@@ -26,12 +31,12 @@ ifeq ($(SPARK),)
 	@mkdir -p build
 	@# The other versions' virtualenvs are created (mostly downloads) while 4.3's tests run.
 	@$(PYTHON) buildtools/spark_env.py --prepare $(OTHER_SPARKS) > build/spark-envs.log 2>&1 & \
-	  $(PYTHON) -m pytest; status=$$?; \
+	  $(PYTHON) -m pytest $(PYTEST_WORKERS); status=$$?; \
 	  wait $$! || { echo "creating the Spark virtualenvs failed: see build/spark-envs.log"; exit 1; }; \
 	  exit $$status
-	@for v in $(OTHER_SPARKS); do $(PYTHON) buildtools/spark_env.py $$v -- -m every_spark -q || exit 1; done
+	@for v in $(OTHER_SPARKS); do $(PYTHON) buildtools/spark_env.py $$v -- -m every_spark -q $(PYTEST_WORKERS) || exit 1; done
 else
-	$(PYTHON) buildtools/spark_env.py $(SPARK) -- -q
+	$(PYTHON) buildtools/spark_env.py $(SPARK) -- -q $(PYTEST_WORKERS)
 endif
 
 # The release wheel: one jar per supported Spark (each built in its version's virtualenv).

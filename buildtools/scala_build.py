@@ -8,6 +8,8 @@ pyspark is installed carries that Spark's jar), by buildtools/spark_env.py and b
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib
 import os
 import subprocess
@@ -110,9 +112,24 @@ def build_main_jar(out_jar: str | None = None, force: bool = False, jars: str | 
     jars = jars or spark_jars_dir()
     out_jar = out_jar or default_jar(jars)
     inputs = jar_build.main_inputs(MAIN, jars) + BUILD_CODE + [VERSION_FILE]
-    if not force and os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(inputs):
-        return out_jar
-    return jar_build.build_jar(MAIN, jars, out_jar, package_version())
+    with _building(out_jar):
+        if not force and os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(inputs):
+            return out_jar
+        return jar_build.build_jar(MAIN, jars, out_jar, package_version())
+
+
+@contextlib.contextmanager
+def _building(out_jar: str):
+    """Holds the build of ``out_jar`` to this process: test workers that start together (pytest
+    -n) check and build a jar one after the other, so the first builds it and the others find it
+    fresh."""
+    os.makedirs(os.path.dirname(out_jar) or ".", exist_ok=True)
+    with open(out_jar + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 JUNIT_JARS = ["/usr/share/java/junit4.jar", "/usr/share/java/hamcrest-core.jar"]
@@ -136,14 +153,14 @@ def build_test_jar(main_jar: str, out_jar: str, jars: str | None = None) -> str:
     srcs = jar_build.sources(TEST_SOURCES) + [
         s for f in jar_build.shim_folders(jar_build.spark_minor(jars), TEST_SHIM_SOURCES)
         for s in jar_build.sources(f)]
-    if os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(
-            srcs + [main_jar] + BUILD_CODE):
+    with _building(out_jar):
+        if os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(
+                srcs + [main_jar] + BUILD_CODE):
+            return out_jar
+        tmp = out_jar + ".tmp.jar"
+        scalac(srcs, [main_jar, *junit_classpath()], tmp, jars)
+        os.replace(tmp, out_jar)
         return out_jar
-    os.makedirs(os.path.dirname(out_jar), exist_ok=True)
-    tmp = out_jar + ".tmp.jar"
-    scalac(srcs, [main_jar, *junit_classpath()], tmp, jars)
-    os.replace(tmp, out_jar)
-    return out_jar
 
 
 def run_junit(main_jar: str, test_jar: str, classes: list[str],

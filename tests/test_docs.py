@@ -12,6 +12,11 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# One test worker runs this module's tests (`make test` runs pytest -n 2 --dist loadgroup):
+# the site they read is built once, by a module fixture.
+pytestmark = pytest.mark.xdist_group("docs")
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     pytest.importorskip("mkdocs")

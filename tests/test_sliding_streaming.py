@@ -35,6 +35,11 @@ CASES = 6
 RESWEEP_ROWS = {0: "0", 1: "512", 2: "2"}
 
 
+# One test worker runs this module's tests (`make test` runs pytest -n 2 --dist loadgroup):
+# each random stream they check is run once, by a module fixture.
+pytestmark = pytest.mark.xdist_group("sliding_streaming")
+
+
 @pytest.fixture(scope="module")
 def random_run(spark, tmp_path_factory):
     """random_run(mode, size_text, seed) -> (stream, run), each query run once per module."""

@@ -59,6 +59,11 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+# One test worker runs this module's tests (`make test` runs pytest -n 2 --dist loadgroup):
+# the Spark Connect server they use is started once, by a module fixture.
+pytestmark = pytest.mark.xdist_group("spark_connect")
+
+
 @pytest.fixture(scope="module")
 def connect_server(tmp_path_factory):
     """sc://127.0.0.1:<port> of a Spark Connect server that loads the jar and the extension."""

@@ -16,6 +16,11 @@ from buildtools import scala_build
 from checkout import ROOT, fresh_main_jar
 from deploy_util import copy_package_sources
 
+# One test worker runs this module's tests (`make test` runs pytest -n 2 --dist loadgroup):
+# the wheel they inspect is built once, by a module fixture.
+pytestmark = pytest.mark.xdist_group("wheel")
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     """The wheel `pip wheel .` makes of a copy of the sources."""
