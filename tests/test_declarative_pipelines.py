@@ -24,7 +24,11 @@ PIPELINES = PIPELINES if os.access(PIPELINES, os.X_OK) else None
 SIZE, SIZE_TEXT = 4 * SEC, "4 seconds"
 DELAY, DELAY_TEXT = 2 * SEC, "2 seconds"
 
-pytestmark = pytest.mark.skipif(PIPELINES is None, reason=f"pyspark {pyspark.__version__} has no spark-pipelines")
+# Each run starts a local Spark Connect server on Connect's default port (15002), as
+# test_spark_connect's in-process server does: one test worker runs them all, one at a time
+# (`make test` runs pytest -n 2 --dist loadgroup).
+pytestmark = [pytest.mark.skipif(PIPELINES is None, reason=f"pyspark {pyspark.__version__} has no spark-pipelines"),
+              pytest.mark.xdist_group("connect_default_port")]
 
 
 def write_pipeline(root: str, source: str, configuration: dict) -> None:

@@ -59,9 +59,11 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-# One test worker runs this module's tests (`make test` runs pytest -n 2 --dist loadgroup):
-# the Spark Connect server they use is started once, by a module fixture.
-pytestmark = pytest.mark.xdist_group("spark_connect")
+# One test worker runs this module's tests (`make test` runs pytest -n 2 --dist loadgroup): the
+# Spark Connect server they use is started once, by a module fixture, and a client of "local[1]"
+# starts one in its process on Connect's default port, as test_declarative_pipelines' runs do
+# (group connect_default_port: one at a time).
+pytestmark = pytest.mark.xdist_group("connect_default_port")
 
 
 @pytest.fixture(scope="module")
