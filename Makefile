@@ -8,8 +8,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # supported Spark, each in its own virtualenv (build/venvs/spark-X.Y, buildtools/spark_env.py).
 # `make test SPARK=3.5` runs the whole suite on that one Spark.
 # Two pytest workers (pytest-xdist), each with its Spark session: much of a test is waiting (for a
-# micro-batch's trigger, a JVM's start), which the other worker's test fills. A module whose
-# tests share a costly module fixture is kept on one worker (its xdist_group mark).
+# micro-batch's trigger, a JVM's start), which the other worker's test fills. The tests of a
+# module with a costly module fixture, and those that bind Spark Connect's default port, are kept
+# on one worker (their xdist_group mark).
 SPARK ?=
 OTHER_SPARKS := 3.5 4.0 4.1 4.2
 WORKERS ?= 2

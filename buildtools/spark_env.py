@@ -28,8 +28,8 @@ DEFAULT = supported.DEFAULT_SPARK
 
 # What the tests need besides pyspark (the `test` extra of pyproject.toml, and Spark Connect's
 # client libraries for the versions whose tests start a Connect server).
-TEST_TOOLS = ["pytest>=7", "pytest-xdist>=3", "mkdocs>=1.5", "mkdocstrings[python]>=0.26", "setuptools>=77", "pandas>=2,<3",
-              "pyarrow"]
+TEST_TOOLS = ["pytest>=7", "pytest-xdist>=3", "mkdocs>=1.5", "mkdocstrings[python]>=0.26", "setuptools>=77",
+              "pandas>=2,<3", "pyarrow"]
 # pyspark 3.5 predates NumPy 2 (and the pyarrow releases that require it).
 PINS = {"3.5": ["numpy<2", "pyarrow<17", "pandas<2.3"]}
 

@@ -19,9 +19,9 @@ import org.apache.spark.sql.types.{DataType, DoubleType, FloatType}
  *
  * When every function is [[declarative]] (count, sum, min, max, avg, first, last, max_by, ...),
  * the hot operations are single generated projections straight into UnsafeRows: the partial of
- * one row ([[newPartialOfRow]]), the merge of two partials ([[mergePartials]]), and, in
- * [[org.apache.spark.sql.slidingwindow.execution.WindowRowWriter]], the output row of a window
- * from its two parts ([[mergedEvaluateExpressions]]).
+ * one row ([[newPartialOfRow]]), the merge of two partials ([[mergePartials]]), and the results
+ * of a window from its two parts ([[mergedEvaluateExpressions]]: in [[evaluate]], and in
+ * [[org.apache.spark.sql.slidingwindow.execution.WindowRowWriter]] straight into the output row).
  *
  * Merge order is significant (collect_list, first, last): `merge(b, p)` means "b, then p".
  *
