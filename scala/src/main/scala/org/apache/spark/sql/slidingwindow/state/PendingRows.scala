@@ -1,8 +1,9 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, JoinedRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, JoinedRow, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.sql.types.LongType
 
 /**
  * The input rows of streaming trailing windows that wait for the watermark: the Pending rows of
@@ -85,7 +86,7 @@ private[slidingwindow] object PendingRows {
    */
   def eachKept(input: Iterator[InternalRow], keyOf: UnsafeProjection, timeOrdinal: Int, batchId: Long,
       lateMicros: Long)(kept: (InternalRow, UnsafeRow) => Unit): Long = {
-    val seqRow = new GenericInternalRow(1)
+    val seqRow = new SpecificInternalRow(Seq(LongType)) // a long field: setLong does not box
     val withSeq = new JoinedRow
     var index = 0L
     var dropped = 0L
