@@ -6,6 +6,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # `make test` runs the whole suite on Spark 4.3, then the every_spark tests on each other
 # supported Spark, each in its own virtualenv (build/venvs/spark-X.Y, buildtools/spark_env.py).
+# The tests marked other_sparks_jars run last, on 4.3, with the jars those runs built.
 # `make test SPARK=3.5` runs the whole suite on that one Spark.
 # Two pytest workers (pytest-xdist), each with its Spark session: much of a test is waiting (for a
 # micro-batch's trigger, a JVM's start), which the other worker's test fills. The tests of a
@@ -32,10 +33,12 @@ ifeq ($(SPARK),)
 	@mkdir -p build
 	@# The other versions' virtualenvs are created (mostly downloads) while 4.3's tests run.
 	@$(PYTHON) buildtools/spark_env.py --prepare $(OTHER_SPARKS) > build/spark-envs.log 2>&1 & \
-	  $(PYTHON) -m pytest $(PYTEST_WORKERS); status=$$?; \
+	  $(PYTHON) -m pytest $(PYTEST_WORKERS) -m 'not other_sparks_jars'; status=$$?; \
 	  wait $$! || { echo "creating the Spark virtualenvs failed: see build/spark-envs.log"; exit 1; }; \
 	  exit $$status
 	@for v in $(OTHER_SPARKS); do $(PYTHON) buildtools/spark_env.py $$v -- -m every_spark -q $(PYTEST_WORKERS) || exit 1; done
+	@# The tests that give Spark 4.3 another Spark's jar, now that each has been built above.
+	SWA_OTHER_SPARKS_JARS=built $(PYTHON) -m pytest -q -m other_sparks_jars
 else
 	$(PYTHON) buildtools/spark_env.py $(SPARK) -- -q $(PYTEST_WORKERS)
 endif
