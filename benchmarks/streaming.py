@@ -146,6 +146,10 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
         # The state's size on disk (RocksDB's SST files): state rows say little where one row
         # holds a whole group (state format 2).
         "state_bytes": statistics.mean(o.get("customMetrics", {}).get("rocksdbSstFileSize", 0) for o in ops),
+        # The state operators' own time per micro-batch (`stateOperators`: summed over their tasks,
+        # which run two at a time here): their updates, and the state store's commit.
+        "updates_ms": statistics.median(sum(o["allUpdatesTimeMs"] for o in p["stateOperators"]) for p in steady),
+        "commit_ms": statistics.median(sum(o["commitTimeMs"] for o in p["stateOperators"]) for p in steady),
         "profile": profile_summary,
         "emitted": statistics.mean(o["numRowsUpdated"] if "numWindowsEmitted" not in o.get("customMetrics", {})
                                    else o["customMetrics"]["numWindowsEmitted"] for o in ops),

@@ -48,6 +48,12 @@ def test_trailing_streaming_benchmark_runs(tmp_path):
     text = report.read_text()
     assert "trailing windows 2 s, 4 s (one operator)" in text and "Spark's window() of 4 s" in text
     assert "Trailing windows / window():" in text
+    # Each query's state operator time per micro-batch, from its `stateOperators` progress.
+    header = next(line for line in text.splitlines() if line.startswith("| query"))
+    assert "| state updates ms | state commit ms |" in header
+    for query in ("trailing windows 2 s, 4 s (one operator)", "Spark's window() of 4 s"):
+        cells = next(line for line in text.splitlines() if line.startswith(f"| {query}")).split("|")[1:-1]
+        assert len(cells) == 7 and int(cells[4].replace(",", "")) > 0, cells  # every commit takes time
 
 
 def test_streaming_benchmark_runs(tmp_path):
