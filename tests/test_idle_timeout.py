@@ -270,13 +270,13 @@ def test_close_at_end_of_input_emits_the_tail_of_each_available_now_run(spark, t
 
 def test_available_now_runs_end_whatever_the_settings(spark, tmp_path, provider):
     """Without closeAtEndOfInput a run ends with the windows Spark's watermark closed (the tail
-    waits for the next run); an idle timeout, even of 0, never keeps it running (it applies to
-    the micro-batches the run makes, no more)."""
+    waits for the next run); an idle timeout, even the shortest, never keeps it running (it
+    applies to the micro-batches the run makes, no more)."""
     events = first_events()
     every = expected(events, "sliding")
     spark_watermark = max(e[1] for e in events) - SEC
     closed = {w: v for w, v in every.items() if w[2] <= spark_watermark}
-    for name, settings in [("plain", {}), ("idle", {IDLE_CONF: "0s"})]:
+    for name, settings in [("plain", {}), ("idle", {IDLE_CONF: "1ms"})]:
         folder, checkpoint, sink = str(tmp_path / name / "in"), str(tmp_path / name / "cp"), Sink()
         write_file(folder, "0.json", events)
         for k, v in settings.items():
@@ -293,12 +293,37 @@ def test_available_now_runs_end_whatever_the_settings(spark, tmp_path, provider)
             assert closed.items() <= got.items() <= every.items()
 
 
-def test_an_invalid_setting_fails_the_query_with_what_to_set(spark, tmp_path):
-    folder, checkpoint = str(tmp_path / "in"), str(tmp_path / "cp")
+# The rules of the two settings (docs/user-guide.md, docs/streaming.md): unset is off; a value
+# set is checked when the query starts. The idle timeout is a positive duration with a unit, as a
+# sliding window's size is: a bare number (a Spark time setting would read `5` as 5 ms), zero, a
+# negative or empty value is refused, as closeAtEndOfInput refuses what is not true or false.
+INVALID_SETTINGS = [
+    (IDLE_CONF, "soon", "30s"),
+    (IDLE_CONF, "5", "30s"),
+    (IDLE_CONF, "0", "30s"),
+    (IDLE_CONF, "0s", "30s"),
+    (IDLE_CONF, "-5s", "30s"),
+    (IDLE_CONF, "", "30s"),
+    (IDLE_CONF, "1 month", "30s"),
+    (AT_END_CONF, "", "true or false"),
+    (AT_END_CONF, "yes", "true or false"),
+]
+
+
+@pytest.mark.parametrize("key,value,example", INVALID_SETTINGS,
+                         ids=[f"{k.rsplit('.', 1)[1]}={v!r}" for k, v, _ in INVALID_SETTINGS])
+def test_an_invalid_setting_fails_the_query_with_what_to_set(spark, tmp_path, key, value, example):
+    """The query stops with WINDOW_INVALID_SETTING naming the setting, its value (quoted, so that
+    an empty one shows) and a valid value, before it reads anything."""
+    folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
     write_file(folder, "0.json", first_events())
-    with session_conf(spark, IDLE_CONF, "soon"):
-        query = start(spark, folder, checkpoint, Sink())
+    with session_conf(spark, key, value):
+        query = start(spark, folder, checkpoint, sink, trigger={"availableNow": True})
         with pytest.raises(Exception) as e:
             query.awaitTermination(60)
-    assert "[WINDOW_INVALID_SETTING]" in str(e.value)
-    assert IDLE_CONF in str(e.value) and "30s" in str(e.value)
+    message = str(e.value)
+    assert "[WINDOW_INVALID_SETTING]" in message
+    assert f"The setting {key} is '{value}', but it must be" in message, message
+    assert example in message and "or unset it" in message, message
+    assert sink.windows() == []
+

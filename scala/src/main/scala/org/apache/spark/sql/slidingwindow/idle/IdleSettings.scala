@@ -35,35 +35,52 @@ object IdleSettings {
 
   val off: IdleSettings = IdleSettings(None, closeAtEndOfInput = false)
 
+  /** What the error of an idle timeout that is not one says it must be. */
+  val timeoutExpected = "a positive duration with a unit, such as 30s, 5min or '10 minutes'"
+  /** What the error of a closeAtEndOfInput that is not one says it must be. */
+  val closeAtEndOfInputExpected = "true or false"
+
+  /**
+   * The settings of the session; unset is off. A value that is set is checked, whatever the
+   * other setting: the idle timeout must be a positive duration with a unit ([[parse]]),
+   * closeAtEndOfInput true or false (any case); an empty value is refused by both.
+   */
   def apply(conf: SQLConf): IdleSettings = {
-    val timeout = Option(conf.getConfString(timeoutKey, null)).map(_.trim).filter(_.nonEmpty).map(parse)
-    val atEnd = conf.getConfString(closeAtEndOfInputKey, "false").trim.toLowerCase match {
-      case "true" => true
-      case "false" => false
-      case other => WindowErrors.invalidSetting(closeAtEndOfInputKey, other, "true or false")
+    val timeout = Option(conf.getConfString(timeoutKey, null)).map(parse)
+    val atEnd = Option(conf.getConfString(closeAtEndOfInputKey, null)).exists { value =>
+      value.trim.toLowerCase(java.util.Locale.ROOT) match {
+        case "true" => true
+        case "false" => false
+        case _ => WindowErrors.invalidSetting(closeAtEndOfInputKey, value, closeAtEndOfInputExpected)
+      }
     }
     IdleSettings(timeout, atEnd)
   }
 
   /**
-   * A duration as Spark's time settings take it (`30s`, `5min`, `2h`, a number of milliseconds),
-   * or as an interval (`30 seconds`, `INTERVAL 5 MINUTES`); not negative.
+   * A positive duration with a unit, in milliseconds: as Spark's time settings write it (`30s`,
+   * `5min`, `2h`, `250ms`) or as an interval (`30 seconds`, `INTERVAL 5 MINUTES`), of at least a
+   * millisecond and without months. A bare number is refused, as a window's size is: Spark's
+   * time settings would read `5` as 5 ms, which no one means by an idle timeout. Zero is refused
+   * too (the watermark would move with the clock at every trigger that brings no rows, so any
+   * pause of the input would make its rows late): to turn the timeout off, unset it.
    */
   private def parse(value: String): Long = {
-    val ms = try JavaUtils.timeStringAsMs(value) catch {
-      case _: NumberFormatException =>
-        try {
-          val interval = org.apache.spark.sql.catalyst.util.IntervalUtils.stringToInterval(
-            org.apache.spark.unsafe.types.UTF8String.fromString(value.replaceFirst("(?i)^interval\\s+", "")))
-          if (interval.months != 0) -1L
-          else Math.addExact(Math.multiplyExact(interval.days.toLong, 86400000L), interval.microseconds / 1000L)
-        } catch {
-          case _: Exception => -1L
-        }
-    }
-    if (ms < 0) {
-      WindowErrors.invalidSetting(timeoutKey, value, "a duration such as 30s, 5min or '10 minutes', not negative")
-    }
+    val text = value.trim
+    val ms =
+      if (text.isEmpty || text.matches("[+-]?[0-9.]+")) -1L
+      else try JavaUtils.timeStringAsMs(text) catch {
+        case _: NumberFormatException =>
+          try {
+            val interval = org.apache.spark.sql.catalyst.util.IntervalUtils.stringToInterval(
+              org.apache.spark.unsafe.types.UTF8String.fromString(text.replaceFirst("(?i)^interval\\s+", "")))
+            if (interval.months != 0) -1L
+            else Math.addExact(Math.multiplyExact(interval.days.toLong, 86400000L), interval.microseconds / 1000L)
+          } catch {
+            case _: Exception => -1L
+          }
+      }
+    if (ms <= 0) WindowErrors.invalidSetting(timeoutKey, value, timeoutExpected)
     ms
   }
 

@@ -45,7 +45,7 @@ class WindowErrorsSuite {
       "sliding_window", "time index", "a time index (Spark 4.0 and later)", "file:/ck")),
     "jarForAnotherSpark" -> (() => WindowErrors.jarForAnotherSpark("4.0.5", "4.3.0", "4.3")),
     "invalidSetting" -> (() => WindowErrors.invalidSetting("spark.sql.slidingWindow.idleTimeout", "soon",
-      "a duration such as 30s, 5min or '10 minutes', not negative")),
+      "a positive duration with a unit, such as 30s, 5min or '10 minutes'")),
     "boundsOverflow" -> (() => WindowErrors.boundsOverflow("sliding_window", Long.MaxValue, 10L)),
     "streamingWindowNotTrailing" -> (() => WindowErrors.streamingWindowNotTrailing(
       "row_number() OVER (PARTITION BY card ORDER BY ts ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS n")),

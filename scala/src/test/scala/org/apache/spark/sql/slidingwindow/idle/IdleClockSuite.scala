@@ -77,23 +77,38 @@ class IdleClockSuite {
   }
 
   @Test def settingsAreDurations(): Unit = {
-    def read(value: String): IdleSettings = {
+    def read(key: String, value: String): IdleSettings = {
       val conf = new SQLConf
-      conf.setConfString(IdleSettings.timeoutKey, value)
+      conf.setConfString(key, value)
       IdleSettings(conf)
     }
-    assertEquals(Some(30000L), read("30s").timeoutMs)
-    assertEquals(Some(300000L), read("5min").timeoutMs)
-    assertEquals(Some(600000L), read("10 minutes").timeoutMs)
-    assertEquals(Some(7200000L), read("INTERVAL 2 HOURS").timeoutMs)
-    assertEquals(Some(0L), read("0").timeoutMs)
+    def timeout(value: String): Option[Long] = read(IdleSettings.timeoutKey, value).timeoutMs
+    assertEquals(Some(30000L), timeout("30s"))
+    assertEquals(Some(300000L), timeout("5min"))
+    assertEquals(Some(250L), timeout("250ms"))
+    assertEquals(Some(600000L), timeout("10 minutes"))
+    assertEquals(Some(600000L), timeout(" 10 minutes "))
+    assertEquals(Some(7200000L), timeout("INTERVAL 2 HOURS"))
+    assertEquals(Some(1L), timeout("1 millisecond"))
+    assertTrue(read(IdleSettings.closeAtEndOfInputKey, " TRUE ").closeAtEndOfInput)
+    assertFalse(read(IdleSettings.closeAtEndOfInputKey, "false").closeAtEndOfInput)
     assertEquals(IdleSettings.off, IdleSettings(new SQLConf))
-    for (bad <- Seq("soon", "-5s", "1 month")) {
+    // One rule for both: a value that is set is checked; unset is off. A bare number (which
+    // Spark's time settings read as milliseconds), zero, a negative, sub-millisecond or empty
+    // duration is refused, as an empty or other closeAtEndOfInput is.
+    val bad = Seq("soon", "5", "0", "0s", "0 seconds", "-5s", "-5 seconds", "500 microseconds", "1 month",
+      "", "  ").map(IdleSettings.timeoutKey -> _) ++
+      Seq("", "yes", "1").map(IdleSettings.closeAtEndOfInputKey -> _)
+    for ((key, value) <- bad) {
       try {
-        read(bad)
-        fail(s"$bad was taken")
+        read(key, value)
+        fail(s"$key=$value was taken")
       } catch {
-        case e: WindowAnalysisException => assertTrue(e.getMessage, e.getMessage.startsWith("[WINDOW_INVALID_SETTING]"))
+        case e: WindowAnalysisException =>
+          val expected = if (key == IdleSettings.timeoutKey) IdleSettings.timeoutExpected
+            else IdleSettings.closeAtEndOfInputExpected
+          assertTrue(e.getMessage, e.getMessage.startsWith(
+            s"[WINDOW_INVALID_SETTING] The setting $key is '$value', but it must be $expected."))
       }
     }
   }
