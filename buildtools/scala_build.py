@@ -14,6 +14,7 @@ import importlib
 import os
 import subprocess
 import sys
+import time
 import types
 import zipfile
 
@@ -115,7 +116,18 @@ def build_main_jar(out_jar: str | None = None, force: bool = False, jars: str | 
     with _building(out_jar):
         if not force and os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(inputs):
             return out_jar
-        return jar_build.build_jar(MAIN, jars, out_jar, package_version())
+        with _stamped_with_start(out_jar):
+            return jar_build.build_jar(MAIN, jars, out_jar, package_version())
+
+
+@contextlib.contextmanager
+def _stamped_with_start(out_jar: str):
+    """Gives the jar built inside the block the time its compile started, not the time it ended:
+    a source saved while the compiler ran (and perhaps read before the change) is then newer
+    than the jar, and the next build compiles again."""
+    started = time.time()
+    yield
+    os.utime(out_jar, (started, started))
 
 
 @contextlib.contextmanager
@@ -158,8 +170,9 @@ def build_test_jar(main_jar: str, out_jar: str, jars: str | None = None) -> str:
                 srcs + [main_jar] + BUILD_CODE):
             return out_jar
         tmp = out_jar + ".tmp.jar"
-        scalac(srcs, [main_jar, *junit_classpath()], tmp, jars)
-        os.replace(tmp, out_jar)
+        with _stamped_with_start(out_jar):
+            scalac(srcs, [main_jar, *junit_classpath()], tmp, jars)
+            os.replace(tmp, out_jar)
         return out_jar
 
 
