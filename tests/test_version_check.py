@@ -2,6 +2,11 @@
 major.minor version is a clear error, a different patch release a warning."""
 from __future__ import annotations
 
+import concurrent.futures
+import io
+import os
+import shutil
+import time
 import warnings
 import zipfile
 
@@ -14,9 +19,9 @@ from deploy_util import relabelled_jar, started_with
 from sliding_window_agg import _configure, _jar, _jar_cache, _spark_version
 
 
-def jar_built_for(tmp_path, version):
+def jar_built_for(tmp_path, version, name=None):
     """A stand-in for the bundled jar that records ``version`` (None: no record at all)."""
-    jar = tmp_path / f"built-for-{version}.jar"
+    jar = tmp_path / (name or f"built-for-{version}.jar")
     with zipfile.ZipFile(jar, "w") as z:
         z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
         if version is not None:
@@ -112,7 +117,7 @@ def test_spark_home_decides_the_running_version(tmp_path, monkeypatch):
     ("4.3.0", "sliding-window-agg_4.3_2.13.jar")])
 def test_jar_path_picks_the_jar_of_the_spark_minor_version(tmp_path, monkeypatch, version, name):
     for minor in _jar.SUPPORTED_SPARK_VERSIONS:
-        (tmp_path / _jar.jar_file_name(minor)).write_bytes(b"")
+        jar_built_for(tmp_path, None, _jar.jar_file_name(minor))
     monkeypatch.setattr(_jar, "JARS_DIR", str(tmp_path))
     assert swa.jar_path(version) == str(tmp_path / name)
     (tmp_path / name).unlink()
@@ -151,3 +156,103 @@ def test_a_jar_of_another_spark_given_with_jars_stops_the_session_with_a_clear_e
 def test_a_jar_of_another_patch_release_runs(tmp_path):
     major, minor = scala_build.spark_version().split(".")[:2]
     assert started_with(relabelled_jar(tmp_path, f"{major}.{minor}.99")).strip() == "1"
+
+
+# A jar in the cache that cannot be read (a build or a copy cut short, a full disk) is built
+# again under the cache folder's lock; one the installation carries cannot be, and its error says
+# which file it is and what to do. The build is stood in for by a copy of the checkout's jar.
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """No carried jar, a cache folder in tmp_path, and a build that copies the checkout's jar
+    (slowly, so that concurrent callers overlap); returns (the running Spark's cached jar, the
+    builds made)."""
+    from checkout import fresh_main_jar
+
+    real = fresh_main_jar()
+    monkeypatch.setattr(_jar, "JARS_DIR", str(tmp_path / "carried"))
+    monkeypatch.setenv("SLIDING_WINDOW_AGG_CACHE", str(tmp_path / "cache"))
+    builds = []
+
+    def build_jar(main, jars, out_jar, version):
+        builds.append(out_jar)
+        time.sleep(0.5)
+        shutil.copyfile(real, out_jar + ".tmp")
+        os.replace(out_jar + ".tmp", out_jar)
+        return out_jar
+
+    monkeypatch.setattr(_jar_cache._jar_build, "build_jar", build_jar)
+    minor = ".".join(scala_build.spark_version().split(".")[:2])
+    jar = os.path.join(_jar_cache.cache_folder(_jar_cache.sources_dir()), _jar.jar_file_name(minor))
+    os.makedirs(os.path.dirname(jar))
+    return jar, builds, real
+
+
+def truncated(real):
+    with open(real, "rb") as f:
+        return f.read()[: os.path.getsize(real) // 2]
+
+
+def without_build_record(real):
+    out = io.BytesIO()
+    with zipfile.ZipFile(real) as src, zipfile.ZipFile(out, "w") as dst:
+        for item in src.infolist():
+            if item.filename != _jar.BUILD_INFO_ENTRY:
+                dst.writestr(item, src.read(item))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("content", [lambda real: b"", truncated, without_build_record],
+                         ids=["empty", "truncated", "without-build-record"])
+def test_an_unreadable_cached_jar_is_built_again(cache, content, capsys):
+    jar, builds, real = cache
+    with open(jar, "wb") as f:
+        f.write(content(real))
+    builder = swa.configure(SparkSession.Builder())
+    assert builder._options["spark.jars"] == jar
+    assert builds == [jar]
+    assert _jar.built_for_spark_version(jar) == scala_build.spark_version()
+    assert f"{jar} is not a readable jar" in capsys.readouterr().err
+    assert swa.jar_path() == jar and builds == [jar]  # now at hand
+
+
+def test_concurrent_callers_build_an_unreadable_cached_jar_once(cache):
+    jar, builds, real = cache
+    with open(jar, "wb") as f:
+        f.write(truncated(real))
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        paths = list(pool.map(lambda _: swa.jar_path(), range(3)))
+    assert paths == [jar] * 3
+    assert builds == [jar]
+    assert _jar.built_for_spark_version(jar) == scala_build.spark_version()
+
+
+def test_an_unreadable_cached_jar_of_another_spark_names_the_file_to_delete(cache):
+    """The jar of a Spark that is not the local one cannot be built here: the error says which
+    file to delete and how to build it again."""
+    jar, builds, real = cache
+    minor = "4.0" if not scala_build.spark_version().startswith("4.0") else "4.1"
+    other = os.path.join(os.path.dirname(jar), _jar.jar_file_name(minor))
+    with open(other, "wb"):
+        pass
+    with pytest.raises(swa.JarUnreadableError) as e:
+        swa.jar_path(minor)
+    message = str(e.value)
+    assert f"The sliding-window-agg jar {other} is not a readable jar" in message, message
+    assert f"delete it and build it again: python -m sliding_window_agg jar --spark-jars" in message, message
+    assert builds == []
+
+
+@pytest.mark.parametrize("content", [lambda real: b"", truncated], ids=["empty", "truncated"])
+def test_an_unreadable_carried_jar_is_an_error_naming_the_file(cache, content, tmp_path):
+    jar, builds, real = cache
+    carried = tmp_path / "carried" / os.path.basename(jar)
+    carried.parent.mkdir()
+    carried.write_bytes(content(real))
+    builder = SparkSession.Builder()
+    with pytest.raises(swa.JarUnreadableError) as e:
+        swa.configure(builder)
+    message = str(e.value)
+    assert f"The sliding-window-agg jar {carried} is not a readable jar" in message, message
+    assert "pip install --force-reinstall" in message, message
+    assert builds == [] and "spark.jars" not in builder._options

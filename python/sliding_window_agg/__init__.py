@@ -15,7 +15,7 @@ arguments), `_quiet` (the quiet logging of the demo and the examples), `_version
 info`).
 """
 from ._configure import configure
-from ._errors import ConnectClientOnlyError, ExtensionNotLoadedError, SparkVersionMismatchError, SparkVersionWarning, UnsupportedSparkVersionError
+from ._errors import ConnectClientOnlyError, ExtensionNotLoadedError, JarUnreadableError, SparkVersionMismatchError, SparkVersionWarning, UnsupportedSparkVersionError
 from ._jar import jar_path
 from ._supported import EXTENSION_CLASS
 from ._runtime import is_loaded
@@ -31,6 +31,7 @@ __all__ = [
     "ConnectClientOnlyError",
     "is_loaded",
     "jar_path",
+    "JarUnreadableError",
     "SparkVersionMismatchError",
     "SparkVersionWarning",
     "UnsupportedSparkVersionError",

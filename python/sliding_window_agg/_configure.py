@@ -58,6 +58,8 @@ def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> S
             the jar and the extension belong on the Connect server.
         UnsupportedSparkVersionError: the running Spark is not 3.5, 4.0, 4.1, 4.2 or 4.3.
         SparkVersionMismatchError: the jar was built for another Spark minor version.
+        JarUnreadableError: the jar the installation carries for the running Spark cannot be
+            read (a cached jar built on first use that cannot be read is built again).
         ExtensionNotLoadedError: this process already runs a Spark driver started without the
             jar (spark-submit or the pyspark shell without `--jars`, or an earlier session of
             this process created without `configure`): its JVM cannot load the jar any more.

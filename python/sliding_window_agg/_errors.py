@@ -40,6 +40,17 @@ class ConnectClientOnlyError(RuntimeError):
     """
 
 
+class JarUnreadableError(RuntimeError):
+    """The jar is not one the package can use: not a zip file that can be read (empty, or cut
+    short by a full disk or an interrupted copy).
+
+    Raised by `jar_path`, `configure` and `check_spark_version`. A jar built on first use for the
+    local Spark is built again instead; the error is for a jar the installation carries, a jar
+    built earlier for another Spark, or a jar given by path. The message names the file and says
+    how to replace it.
+    """
+
+
 class SparkVersionMismatchError(RuntimeError):
     """The jar was built for another Spark major.minor version than the running Spark.
 

@@ -60,6 +60,9 @@ def jar_path(spark_version: Optional[str] = None) -> str:
 
     Raises:
         UnsupportedSparkVersionError: the Spark version is not one the package supports.
+        JarUnreadableError: the installation carries a jar for that version that cannot be read,
+            or the cache holds one that it cannot build again (another Spark's); a cached jar
+            of the local Spark that cannot be read is built again.
         FileNotFoundError: there is no jar for that version and no Spark of that version here
             to build it with.
     """
@@ -77,6 +80,7 @@ def jar_path(spark_version: Optional[str] = None) -> str:
         return at_hand
     jars = spark_jars()
     if local is None or jars is None or spark_minor_of(local) != minor:
+        _no_broken_cached_jar(minor)
         carried = ", ".join(bundled_jars()) or "none"
         raise FileNotFoundError(
             f"There is no sliding-window-agg jar for Spark {minor} here (this installation carries "
@@ -92,9 +96,39 @@ def jar_path(spark_version: Optional[str] = None) -> str:
 
 def jar_at_hand(minor: str) -> Optional[str]:
     """The jar of a Spark minor version that needs no build: the one the installation carries,
-    else the one built earlier from its sources; None if there is neither."""
+    else the one built earlier from its sources; None if there is neither (or if the one built
+    earlier cannot be read: it is built again). Raises `JarUnreadableError` for a carried jar
+    that cannot be read, which the package cannot replace."""
+    from ._errors import JarUnreadableError
+
     carried = os.path.join(JARS_DIR, jar_file_name(minor))
-    return carried if os.path.exists(carried) else _jar_cache.cached_jar(minor)
+    if not os.path.exists(carried):
+        return _jar_cache.cached_jar(minor)
+    problem = _jar_cache.jar_problem(carried, needs_record=False)  # sbt's jar, in a checkout, has none
+    if problem:
+        raise JarUnreadableError(
+            f"The sliding-window-agg jar {carried} is not a readable jar ({problem}). This "
+            "installation carries it, so the package cannot build it again: reinstall the package "
+            "(pip install --force-reinstall sliding-window-agg, or the wheel or checkout it came "
+            "from); in a checkout, run `python buildtools/scala_build.py --force`. Deleting the "
+            "file also works where the package carries its Scala sources: it then builds the jar "
+            "of the local Spark on first use.")
+    return carried
+
+
+def _no_broken_cached_jar(minor: str) -> None:
+    """Raises `JarUnreadableError` when the cache holds an unreadable jar of a Spark minor version
+    that cannot be built here (not the local Spark's): which file to delete and how to build it."""
+    from ._errors import JarUnreadableError
+
+    cached = _jar_cache.cache_path(minor)
+    problem = cached and os.path.exists(cached) and _jar_cache.jar_problem(cached)
+    if problem:
+        raise JarUnreadableError(
+            f"The sliding-window-agg jar {cached} is not a readable jar ({problem}), and only a "
+            f"Spark {minor} can build it again: delete it and build it again: python -m "
+            f"sliding_window_agg jar --spark-jars <the jars folder of a Spark {minor}> (a Spark "
+            f"distribution's jars/ or a pyspark {minor} package's).")
 
 
 def jar_path_or_placeholder() -> str:
@@ -104,19 +138,30 @@ def jar_path_or_placeholder() -> str:
 
     try:
         minor = spark_minor_of(running_spark_version()[0])
-    except Exception:
+        return jar_at_hand(minor) or JAR_COMMAND
+    except Exception:  # no local Spark, or a carried jar that cannot be read: the command says
         return JAR_COMMAND
-    return jar_at_hand(minor) or JAR_COMMAND
 
 
 def build_info(jar: Optional[str] = None) -> Dict[str, str]:
-    """The properties the build recorded in the jar (empty for a jar that carries none)."""
+    """The properties the build recorded in the jar (empty for a jar that carries none).
+
+    Raises:
+        JarUnreadableError: the jar is not a zip file that can be read.
+    """
+    from ._errors import JarUnreadableError
+
     jar = jar or jar_path()
     try:
         with zipfile.ZipFile(jar) as z:
             text = z.read(BUILD_INFO_ENTRY).decode("utf-8")
     except KeyError:
         return {}
+    except (zipfile.BadZipFile, EOFError) as e:
+        raise JarUnreadableError(
+            f"The sliding-window-agg jar {jar} is not a readable jar ({type(e).__name__}: {e}): "
+            "use the jar that `python -m sliding_window_agg jar` prints, which it builds again "
+            "if needed.") from e
     info = {}
     for line in text.splitlines():
         key, sep, value = line.partition("=")

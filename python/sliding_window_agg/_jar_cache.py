@@ -14,10 +14,11 @@ import hashlib
 import os
 import sys
 import time
+import zipfile
 from typing import Iterator, Optional
 
 from . import _jar_build
-from ._supported import jar_file_name
+from ._supported import BUILD_INFO_ENTRY, jar_file_name
 from ._version import __version__
 
 CACHE_ENV = "SLIDING_WINDOW_AGG_CACHE"
@@ -61,11 +62,34 @@ def cache_folder(main: str) -> str:
     return os.path.join(cache_root(), f"{__version__}-{sources_digest(main)}")
 
 
-def cached_jar(minor: str) -> Optional[str]:
-    """The jar built earlier for a Spark minor version from this installation's sources, or None."""
+def cache_path(minor: str) -> Optional[str]:
+    """Where the jar of a Spark minor version built from this installation's sources is kept
+    (whether it is there or not), or None without sources."""
     main = sources_dir()
-    path = main and os.path.join(cache_folder(main), jar_file_name(minor))
-    return path if path and os.path.exists(path) else None
+    return main and os.path.join(cache_folder(main), jar_file_name(minor))
+
+
+def cached_jar(minor: str) -> Optional[str]:
+    """The jar built earlier for a Spark minor version from this installation's sources, or None
+    (also when the file there is not a jar it can use, `jar_problem`: `build` builds it again)."""
+    path = cache_path(minor)
+    return path if path and os.path.exists(path) and jar_problem(path) is None else None
+
+
+def jar_problem(path: str, needs_record: bool = True) -> Optional[str]:
+    """Why the jar at ``path`` cannot be used, or None: it is not a zip file that can be read
+    (empty, cut short by a full disk or an interrupted copy), or, with ``needs_record``, it lacks
+    the entry where the build records the Spark it was compiled against (every jar this package
+    builds has it)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            if BUILD_INFO_ENTRY in z.namelist():
+                z.read(BUILD_INFO_ENTRY)  # checks the entry's CRC
+            elif needs_record:
+                return f"it lacks {BUILD_INFO_ENTRY}, which the build writes"
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
+        return f"{type(e).__name__}: {e}"
+    return None
 
 
 @contextlib.contextmanager
@@ -97,11 +121,16 @@ def build(jars: str) -> str:
     folder = cache_folder(main)
     out = os.path.join(folder, _jar_build.jar_name(jars))
     with _locked(folder):
-        if os.path.exists(out):  # built by another process meanwhile
+        problem = jar_problem(out) if os.path.exists(out) else None
+        if os.path.exists(out) and problem is None:  # built by another process meanwhile
             return out
-        say(f"no jar for Spark {_jar_build.spark_version(jars)} yet: building it once with the "
-            f"Scala {_jar_build.scala_version(jars)} compiler of {os.path.dirname(jars)} into "
-            f"{folder} (about a minute)")
+        compiler = f"the Scala {_jar_build.scala_version(jars)} compiler of {os.path.dirname(jars)}"
+        if problem:  # a build or copy cut short, a full disk: the lock is held, so build it again
+            say(f"{out} is not a readable jar ({problem}): building it again with {compiler} "
+                "(about a minute)")
+        else:
+            say(f"no jar for Spark {_jar_build.spark_version(jars)} yet: building it once with "
+                f"{compiler} into {folder} (about a minute)")
         start = time.monotonic()
         _jar_build.build_jar(main, jars, out, __version__)
         say(f"built {os.path.basename(out)} in {time.monotonic() - start:.0f} s")

@@ -32,6 +32,7 @@ def check_spark_version(running: Optional[str] = None, jar: Optional[str] = None
 
     Raises:
         SparkVersionMismatchError: the jar was built for another major.minor version.
+        JarUnreadableError: the jar cannot be read.
     """
     where = "the running Spark"
     if running is None:
