@@ -52,7 +52,7 @@ object PlanStreamingTrailingWindows extends Rule[LogicalPlan] {
    * which the analyzer computes in a Project below the Window; of a TIMESTAMP_NTZ column, through
    * the cast the analyzer adds).
    */
-  private def sourceOf(order: Attribute, child: LogicalPlan): Attribute =
+  private[slidingwindow] def sourceOf(order: Attribute, child: LogicalPlan): Attribute =
     child.flatMap(_.expressions).iterator.flatMap(_.collectFirst {
       case al @ Alias(UnixMicros(t: Attribute), _) if al.exprId == order.exprId => t
       case al @ Alias(UnixMicros(Cast(t: Attribute, _, _, _)), _)

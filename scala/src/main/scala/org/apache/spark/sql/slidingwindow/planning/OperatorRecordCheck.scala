@@ -8,7 +8,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.IncrementalExecution
-import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateFormatVersion, WindowOperatorRecord}
+import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateFormatVersion, TrailingRows, WindowOperatorRecord}
 
 /**
  * Keeps a streaming windowed aggregation on the state it started with. When a micro-batch is
@@ -33,6 +33,7 @@ import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateFormatVe
  */
 object OperatorRecordCheck {
   private val runs = new ConcurrentHashMap[(UUID, Long), (Int, StateArrangement)]()
+  private val rowsOfRuns = new ConcurrentHashMap[(UUID, Long), Option[TrailingRows]]()
 
   /**
    * The state format version and state arrangement operator `operatorId` runs with; fails on a
@@ -45,6 +46,14 @@ object OperatorRecordCheck {
       query: WindowOperatorRecord,
       supported: Seq[Int] = StateFormatVersion.supported): (Int, StateArrangement) =
     runs.computeIfAbsent((execution.runId, operatorId), _ => check(session, execution, operatorId, query, supported))
+
+  /**
+   * The rows the state of trailing windows operator `operatorId` keeps, as its record says
+   * ([[TrailingRows]]), once [[stateFormat]] checked the query; None where the record does not say
+   * (written before they were recorded: the query's are the state's).
+   */
+  def recordedRows(execution: IncrementalExecution, operatorId: Long): Option[TrailingRows] =
+    rowsOfRuns.getOrDefault((execution.runId, operatorId), None)
 
   private def check(
       session: SparkSession,
@@ -60,6 +69,7 @@ object OperatorRecordCheck {
 
     def write(record: WindowOperatorRecord): (Int, StateArrangement) = {
       CheckpointFiles.write(fs, file, record.json)
+      rowsOfRuns.put((execution.runId, operatorId), record.rows)
       (record.stateFormatVersion, record.arrangement.get)
     }
     // A query that says its arrangement (trailing windows have one only) keeps it.
@@ -70,6 +80,7 @@ object OperatorRecordCheck {
       newQuery()
     } else if (fs.exists(file)) {
       val recorded = WindowOperatorRecord.fromJson(CheckpointFiles.read(fs, file).get)
+      rowsOfRuns.put((execution.runId, operatorId), recorded.rows)
       if (!supported.contains(recorded.stateFormatVersion)) {
         WindowErrors.stateFormatUnsupported(query.function, recorded.stateFormatVersion,
           supported, checkpoint)
@@ -92,7 +103,8 @@ object OperatorRecordCheck {
       arrangement.unsupportedHere.foreach { needs =>
         WindowErrors.stateStorageUnsupported(query.function, arrangement.toString, needs, checkpoint)
       }
-      write(query.withVersion(StateFormatVersion.unrecorded).withArrangement(arrangement))
+      // Nor does it say in which order its rows are kept, if it keeps rows.
+      write(query.withVersion(StateFormatVersion.unrecorded).withArrangement(arrangement).copy(rows = None))
     } else {
       newQuery()
     }

@@ -37,7 +37,6 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
   }
 
   private def planStreaming(w: StreamingTrailingWindow): SparkPlan = {
-    val windowExpressions = w.windowExpressions.map(_.toAlias(w.partitionSpec, w.orderSpec))
     val execution = StreamingQueryContext.currentExecution(session)
     val outputMode = execution.map(_.outputMode)
     outputMode.foreach(StreamingTrailingWindowChecks(w, _))
@@ -56,10 +55,16 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
       val record = WindowOperatorRecord.trailing(TrailingStateLayout.forNewQuery(session.sessionState.conf),
         WindowSize.format(largestSize), w.timeName, w.partitionSpec.map(e => toPrettySQL(e)),
         outputMode.map(_.toString), frames)
-      OperatorRecordCheck.stateFormat(session, ie, id, record, TrailingStateLayout.supported)._1
+      // The rows waiting for the watermark are kept in the order of the query that started.
+      OperatorRecordCheck.stateFormat(session, ie, id, record.copy(rows = Some(TrailingRowsPlan.Input(w).rows)),
+        TrailingStateLayout.supported)._1
     }).getOrElse(TrailingStateLayout.current)
-    StreamingTrailingWindowExec(windowExpressions, w.partitionSpec, w.orderSpec, w.time, w.timeName, version,
-      stateInfo, outputMode, None, None, planLater(w.child))
+    val recordedRows = for (ie <- execution; id <- operatorId; rows <- OperatorRecordCheck.recordedRows(ie, id))
+      yield rows
+    TrailingRowsPlan(w, recordedRows, planLater(w.child)) { (columns, partitionSpec, orderSpec, time, child) =>
+      StreamingTrailingWindowExec(columns.map(_.toAlias(partitionSpec, orderSpec)), partitionSpec, orderSpec, time,
+        w.timeName, version, stateInfo, outputMode, None, None, child)
+    }
   }
 }
 

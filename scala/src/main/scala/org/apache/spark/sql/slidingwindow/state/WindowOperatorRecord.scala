@@ -27,7 +27,9 @@ import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, Window
  * SQL text of the optimized aggregates instead: a restart compares that text with the same text
  * of the restarted query, generated names left out, and records the identities.
  *
- * It also records how the state is arranged ([[StateArrangement]]), which a restart keeps.
+ * It also records how the state is arranged ([[StateArrangement]]), which a restart keeps, and,
+ * for trailing windows, the columns of the rows waiting for the watermark in the order the
+ * state holds them (`rows`, [[TrailingRows]]): a restart may reorder them, not change them.
  *
  * Stored as JSON; fields are compared as the text they show in error messages.
  * `optimizedAggregates`, the SQL text of a restarted query's optimized aggregates, is not
@@ -47,6 +49,7 @@ final case class WindowOperatorRecord(
     bufferTypes: Option[Seq[String]],
     outputMode: Option[String],
     arrangement: Option[StateArrangement] = None,
+    rows: Option[TrailingRows] = None,
     optimizedAggregates: Seq[String] = Nil) {
   import WindowOperatorRecord.list
 
@@ -62,6 +65,7 @@ final case class WindowOperatorRecord(
       ("order column", order.getOrElse("none"), query.order.getOrElse("none")),
       ("grouping keys", list(keys), list(query.keys))
     ).find { case (_, recorded, now) => recorded != now }
+      .orElse(TrailingRows.change(rows, query.rows))
       .orElse(if (aggregatesInState) aggregateChange(query) else None)
       .orElse {
         // Of the output modes, only append -> update loses windows (see above).
@@ -131,7 +135,8 @@ final case class WindowOperatorRecord(
     "bufferTypes" -> bufferTypes.map(ts => JArray(ts.map(JString(_)).toList)).getOrElse(JNothing),
     "outputMode" -> outputMode.map(JString(_)).getOrElse(JNothing),
     "timeIndex" -> arrangement.map(s => JBool(s.timeIndex)).getOrElse(JNothing),
-    "orderedRows" -> arrangement.map(s => JBool(s.orderedRows)).getOrElse(JNothing))))
+    "orderedRows" -> arrangement.map(s => JBool(s.orderedRows)).getOrElse(JNothing),
+    "rows" -> rows.map(_.json).getOrElse(JNothing))))
 }
 
 object WindowOperatorRecord {
@@ -207,7 +212,7 @@ object WindowOperatorRecord {
     // json4s reads a missing field as an empty list: absent is None, as records before it.
     def optionalStrings(field: String): Option[Seq[String]] =
       if (json \ field == JNothing) None else Some(strings(field))
-    WindowOperatorRecord(
+    val record = WindowOperatorRecord(
       (json \ "stateFormatVersion").extract[Int],
       str("function"), str("size"), str("time"),
       (json \ "order").extractOpt[String],
@@ -218,5 +223,8 @@ object WindowOperatorRecord {
       // Written since the release that runs on several Spark versions (absent before).
       for (index <- (json \ "timeIndex").extractOpt[Boolean]; ordered <- (json \ "orderedRows").extractOpt[Boolean])
         yield StateArrangement(index, ordered))
+    // Written since the rows of trailing windows were recorded (absent before: the
+    // restarted query's are the state's).
+    record.copy(rows = TrailingRows.fromJson(json \ "rows"))
   }
 }
