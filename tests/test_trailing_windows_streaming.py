@@ -13,7 +13,7 @@ import re
 from typing import Dict, List, Sequence
 
 import pytest
-from pyspark.sql import DataFrame, Row
+from pyspark.sql import DataFrame, Row, Window
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
@@ -333,6 +333,110 @@ def test_restart_that_changes_the_aggregates(spark, tmp_path, version):
             run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), other, "append")
     assert_condition(run_time_cause(failure.value), "WINDOW_STATE_INCOMPATIBLE_RESTART", "42K06")
     assert "aggregate functions" in str(failure.value) and "max(v) OVER (10 seconds)" in str(failure.value)
+
+
+SCHEMA_CHECK_CONF = "spark.sql.streaming.stateStore.stateSchemaCheck"
+PLAIN_COLUMNS = ("case", "k", "t", "v", "id")
+
+
+def written_as(form: str, columns: Sequence[str] = PLAIN_COLUMNS):
+    """The harness's query (trailing_query's frames and columns) with its plain columns in the
+    order `columns`, every frame written in one form: "sql" (`ORDER BY ts` with intervals: the
+    operator keeps `ts` in its rows) or "helper" (the `trailing_window` helper, and `unix_micros(ts)`
+    with numbers for the frame with a lag: the operator keeps `unix_micros(ts)`), the documented
+    equivalents (docs/trailing-windows.md)."""
+    def build(df: DataFrame) -> DataFrame:
+        df = df.withWatermark("ts", DELAY_TEXT)
+        if form == "sql":
+            def frame(size: str, upper: str = "CURRENT ROW"):
+                return f"OVER (PARTITION BY case, k ORDER BY ts RANGE BETWEEN INTERVAL {size} PRECEDING AND {upper})"
+            w3, w10, w8 = frame("3 SECONDS"), frame("10 SECONDS"), frame("8 SECONDS", "INTERVAL 2 SECONDS PRECEDING")
+            windows = [F.expr(f"count(*) {w3}").alias("n_3s"), F.expr(f"sum(v) {w3}").alias("total_3s"),
+                       F.expr(f"collect_list(id) {w3}").alias("ids_3s"),
+                       F.expr(f"count(*) {w10}").alias("n_10s"), F.expr(f"sum(v) {w10}").alias("total_10s"),
+                       F.expr(f"collect_list(id) {w10}").alias("ids_10s"),
+                       F.expr(f"count(*) {w8}").alias("n_8s_2s"), F.expr(f"collect_list(id) {w8}").alias("ids_8s_2s")]
+        else:
+            w3 = swa.trailing_window(["case", "k"], "ts", "3 seconds")
+            w10 = swa.trailing_window(["case", "k"], "ts", "10 seconds")
+            w8 = Window.partitionBy("case", "k").orderBy(F.unix_micros("ts")).rangeBetween(-8 * SEC, -2 * SEC)
+            windows = [F.count("*").over(w3).alias("n_3s"), F.sum("v").over(w3).alias("total_3s"),
+                       F.collect_list("id").over(w3).alias("ids_3s"),
+                       F.count("*").over(w10).alias("n_10s"), F.sum("v").over(w10).alias("total_10s"),
+                       F.collect_list("id").over(w10).alias("ids_10s"),
+                       F.count("*").over(w8).alias("n_8s_2s"), F.collect_list("id").over(w8).alias("ids_8s_2s")]
+        return df.select(*columns, *windows)
+    return build
+
+
+def run_restarted(spark, tmp_path, stream: Stream, builds, schema_check: bool = True) -> List[Run]:
+    """Each of `builds` over its share of the stream's files (the first from a new checkpoint,
+    each other a restart of the one before it), with Spark's state schema check on or off."""
+    bounds = [round(i * len(stream.files) / len(builds)) for i in range(len(builds) + 1)]
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "ck")
+    runs = []
+    with session_conf(spark, SCHEMA_CHECK_CONF, str(schema_check).lower()), state_store(spark, ROCKSDB):
+        for build, a, b in zip(builds, bounds, bounds[1:]):
+            write_files(source, stream.files[a:b], first=a)
+            runs.append(run_query(spark, source, checkpoint, build, "append"))
+    return runs
+
+
+@pytest.mark.parametrize("schema_check", [True, False], ids=["schema-check", "no-schema-check"])
+@pytest.mark.parametrize("first,then", [
+    (("helper", PLAIN_COLUMNS), ("helper", ("id", "v", "t", "k", "case"))),
+    (("sql", PLAIN_COLUMNS), ("sql", ("v", "case", "id", "k", "t"))),
+    (("sql", PLAIN_COLUMNS), ("helper", PLAIN_COLUMNS)),
+    (("helper", PLAIN_COLUMNS), ("sql", PLAIN_COLUMNS)),
+    (("sql", ("k", "case", "id", "t", "v")), ("helper", ("id", "t", "case", "v", "k"))),
+], ids=["helper-reordered", "sql-reordered", "sql-then-helper", "helper-then-sql", "sql-then-helper-reordered"])
+def test_restart_with_the_columns_in_another_order(spark, tmp_path, first, then, schema_check):
+    """The rows waiting for the watermark are kept in the order of the query that started, which
+    its record holds: a restart with the same plain columns in another SELECT order, or its frames
+    written in the other documented form (SQL `ORDER BY ts`, or the helper's `unix_micros(ts)`),
+    reads them by name and emits each row once, as the reference and Spark's own Window over the
+    kept rows say, whether Spark's state schema check is on or off. A second restart goes back."""
+    stream = generate(9)
+    runs = run_restarted(spark, tmp_path, stream, [written_as(*first), written_as(*then), written_as(*first)],
+                         schema_check)
+    assert all(run.rows for run in runs[:2]), "each run emits rows"
+    assert [tuple(r.asDict())[:5] for r in (runs[1].rows[0][1], runs[0].rows[0][1])] == [then[1], first[1]]
+    check(stream, runs)
+    spark_values = spark_window_values(spark, stream, runs)
+    for rid, (_, values) in emitted_rows(runs).items():
+        assert values == spark_values[rid], f"row {rid}: {values}, Spark's Window: {spark_values[rid]}"
+
+
+@pytest.mark.parametrize("schema_check", [True, False], ids=["schema-check", "no-schema-check"])
+@pytest.mark.parametrize("columns,before,after", [
+    (("case", "k", "t", "v", "id", "extra"), "[`case` INT, `k` STRING, `t` BIGINT, `v` BIGINT, `id` BIGINT]",
+     "[`case` INT, `k` STRING, `t` BIGINT, `v` BIGINT, `id` BIGINT, `extra` BIGINT]"),
+    (("id", "case", "k", "v"), "[`case` INT, `k` STRING, `t` BIGINT, `v` BIGINT, `id` BIGINT]",
+     "[`id` BIGINT, `case` INT, `k` STRING, `v` BIGINT]"),
+    (("case", "k", "t_text", "v", "id"), "[`case` INT, `k` STRING, `t` BIGINT, `v` BIGINT, `id` BIGINT]",
+     "[`case` INT, `k` STRING, `t_text` STRING, `v` BIGINT, `id` BIGINT]"),
+], ids=["added", "removed", "renamed-and-retyped"])
+def test_restart_that_changes_the_columns_refused(spark, tmp_path, columns, before, after, schema_check):
+    """A restart whose plain columns are not those the rows waiting for the watermark hold is
+    refused with the extension's error naming them, before a micro-batch commits, whether Spark's
+    state schema check is on or off."""
+    stream = generate(9)
+    run_restarted(spark, tmp_path, stream.__class__(stream.files[:2], stream.size), [written_as("helper")])
+    commits = sorted(os.listdir(tmp_path / "ck" / "commits"))
+
+    def changed(df: DataFrame) -> DataFrame:
+        df = df.withColumn("extra", F.col("v") * 2).withColumn("t_text", F.col("t").cast("string"))
+        return written_as("helper", columns)(df)
+
+    write_files(str(tmp_path / "in"), stream.files[2:3], first=2)
+    with pytest.raises(Exception) as failure:
+        with session_conf(spark, SCHEMA_CHECK_CONF, str(schema_check).lower()), state_store(spark, ROCKSDB):
+            run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), changed, "append")
+    error = run_time_cause(failure.value)
+    assert_condition(error, "WINDOW_STATE_INCOMPATIBLE_RESTART", "42K06")
+    parameters = dict(error.getMessageParameters())
+    assert (parameters["change"], parameters["before"], parameters["after"]) == ("input columns", before, after)
+    assert sorted(os.listdir(tmp_path / "ck" / "commits")) == commits
 
 
 @pytest.mark.parametrize("folder", trailing_fixtures.folders(), ids=os.path.basename)
