@@ -111,3 +111,60 @@ def test_update_mode_without_watermark_warns_once_per_run(spark, tmp_path, funct
         assert "(The watermark on other does not apply to it.)" in warnings[1]
     finally:
         capture.close()
+
+
+OUTPUT_COLUMNS_WARNING = "The output columns are expected to the same"
+
+
+@pytest.mark.every_spark
+def test_foreach_batch_keeps_the_output_columns_of_the_analyzed_plan(spark, tmp_path):
+    """foreachBatch (and checkpoint()) wrap a micro-batch in Spark's LogicalRDD, which compares
+    the names and types of the analyzed plan's output with the optimized plan's, and WARNs when
+    they differ. The windowed aggregation replaces the analyzed Aggregate after analysis: its
+    output keeps the Aggregate's names, ids and types, nested nullability included (Spark 4.3 makes
+    a streaming Aggregate's output nullable), so no micro-batch of any window kind warns, as none
+    of Spark's window() does; the rows are those of the queries run before."""
+    source = str(tmp_path / "in")
+    write_batches(source, [[("a", 1 * SEC, 1), ("b", 2 * SEC, 5), ("a", 4 * SEC, 2)],
+                           [("a", 12 * SEC, 3)], [("a", 40 * SEC, 0)]])
+    stream = (spark.readStream.schema("k string, t long, v long").option("maxFilesPerTrigger", 1)
+              .json(source).withColumn("ts", F.timestamp_micros("t")).withWatermark("ts", "0 seconds"))
+    windowed = {
+        function: stream.groupBy("k", getattr(swa, function)("ts", "10 seconds"))
+        .agg(F.count("*").alias("n"), F.sum("v").alias("s"))
+        for function in ("sliding_window", "batch_window")}
+    trailing = stream.select("k", "t", F.count("*").over(swa.trailing_window(["k"], "ts", "10 seconds")).alias("n"))
+
+    def rows_of(name, query):
+        out = []
+
+        def sink(df, _):
+            # The window column as it is: a column computed from it above the aggregation would
+            # hide the struct's nullability from the comparison.
+            if "k" in df.columns and len(df.columns) == 4:
+                w = df.columns[1]
+                df = df.select("k", F.unix_micros(f"{w}.start"), F.unix_micros(f"{w}.end"), "n", "s")
+            out.extend(tuple(r) for r in df.collect())
+
+        run = (query.writeStream.outputMode("append").foreachBatch(sink)
+               .option("checkpointLocation", str(tmp_path / name)).trigger(availableNow=True).start())
+        run.awaitTermination()
+        assert len(run.recentProgress) >= 3
+        return sorted(out, key=repr)
+
+    capture = spark._jvm.org.apache.spark.sql.slidingwindow.LogCapture.of(
+        "org.apache.spark.sql.execution.LogicalRDD")
+    try:
+        rows = {name: rows_of(name, q) for name, q in [*windowed.items(), ("trailing", trailing)]}
+        warnings = [line for line in capture.lines() if OUTPUT_COLUMNS_WARNING in line]
+    finally:
+        capture.close()
+    assert rows["sliding_window"] == sorted([
+        ("a", -9 * SEC, 1 * SEC, 1, 1), ("b", -8 * SEC, 2 * SEC, 1, 5), ("a", -6 * SEC, 4 * SEC, 2, 3),
+        ("a", 1 * SEC + 1, 11 * SEC + 1, 1, 2), ("a", 2 * SEC, 12 * SEC, 2, 5),
+        ("a", 4 * SEC + 1, 14 * SEC + 1, 1, 3), ("a", 30 * SEC, 40 * SEC, 1, 0)], key=repr)
+    assert rows["batch_window"] == sorted([
+        ("a", 0, 10 * SEC, 2, 3), ("b", 0, 10 * SEC, 1, 5), ("a", 10 * SEC, 20 * SEC, 1, 3)], key=repr)
+    assert rows["trailing"] == sorted([
+        ("a", 1 * SEC, 1), ("b", 2 * SEC, 1), ("a", 4 * SEC, 2), ("a", 12 * SEC, 2), ("a", 40 * SEC, 1)], key=repr)
+    assert warnings == []

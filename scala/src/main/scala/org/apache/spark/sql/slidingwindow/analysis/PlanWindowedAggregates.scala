@@ -4,9 +4,10 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expr
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.slidingwindow.expressions.AggregateIdentity
+import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, AsNullable}
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate, WindowGrouping}
 import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
+import org.apache.spark.sql.types.DataType
 
 /**
  * Plan normalization (after analysis, before the optimizer): `Aggregate(WindowGrouping)` becomes
@@ -18,7 +19,8 @@ import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
  * are extracted exactly as Spark's planner does (PhysicalAggregation); grouping keys and the time
  * column that are not plain columns are computed by the Project below, and so are keys
  * normalized where equal values can differ in their bytes (maps, floating-point values), as the
- * optimizer does for an `Aggregate` but not for this node.
+ * optimizer does for an `Aggregate` but not for this node. The results keep the `Aggregate`'s
+ * output: its names, ids, types and nullability ([[asReplaced]]).
  */
 object PlanWindowedAggregates extends Rule[LogicalPlan] {
 
@@ -56,10 +58,34 @@ object PlanWindowedAggregates extends Rule[LogicalPlan] {
       val result = ae.resultAttribute
       AggregateColumn(ae, result.name, result.exprId, AggregateIdentity.of(ae))
     }
-    Project(results,
+    Project(asReplaced(results, agg.output),
       WindowedAggregate(grouping.definition, keys.map(_.toAttribute), time.toAttribute,
         order.map(_.toAttribute), grouping.window, named, withTime))
   }
+
+  /**
+   * The results with the types of the `Aggregate` columns they replace. Spark 4.3 makes the output
+   * of a streaming `Aggregate` nullable, nested fields included
+   * (`spark.sql.streaming.statefulOperator.alwaysNullableOutput.enabled`, kept per query in its
+   * checkpoint), which results computed over the node are not: such a result is typed as the
+   * column it replaces ([[AsNullable]]), with its name, id and metadata. Otherwise the plan's output
+   * would change between analysis and optimization, which Spark's LogicalRDD (the DataFrame of a
+   * foreachBatch micro-batch, `checkpoint()`) logs as a WARN each time, and the operators above
+   * would refer to columns of other types than the plan gives. Elsewhere the types are the same.
+   */
+  private def asReplaced(results: Seq[NamedExpression], replaced: Seq[Attribute]): Seq[NamedExpression] =
+    if (results.length != replaced.length) results
+    else results.zip(replaced).map {
+      case (r, o) if r.dataType == o.dataType && r.nullable == o.nullable => r
+      case (r, o) if (o.nullable || !r.nullable) && r.name == o.name && r.exprId == o.exprId &&
+          DataType.equalsIgnoreCompatibleNullability(r.dataType, o.dataType) =>
+        val value = r match {
+          case a: Alias => a.child
+          case other => other
+        }
+        Alias(AsNullable(value, o.dataType), o.name)(o.exprId, o.qualifier, Some(o.metadata))
+      case (r, _) => r
+    }
 
   /**
    * Keys that need it are normalized ([[GroupingKeyNormalization]]) by aliases. A computed key
