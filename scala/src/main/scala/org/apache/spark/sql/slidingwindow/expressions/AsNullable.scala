@@ -6,17 +6,18 @@ import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCo
 import org.apache.spark.sql.types.DataType
 
 /**
- * `child`'s value, typed as `dataType`: the same type with nulls allowed in more places (struct
+ * `child`'s value, typed as `target`: the same type with nulls allowed in more places (struct
  * fields, array elements, map values), and nullable. Its value is the child's, unchanged, as
- * Spark's `KnownNullable` does for the nullability alone.
+ * Spark's `KnownNullable` does for the nullability alone. Should a rewrite of the child allow
+ * nulls where `target` does not, its type is the child's.
  *
  * [[org.apache.spark.sql.slidingwindow.analysis.PlanWindowedAggregates]] gives a column the type
  * of the Aggregate column it replaces, which Spark 4.3 makes nullable throughout on a stream.
  */
-case class AsNullable(child: Expression, dataType: DataType) extends UnaryExpression {
-  require(DataType.equalsIgnoreCompatibleNullability(child.dataType, dataType),
-    s"${child.dataType.catalogString} is not ${dataType.catalogString} with fewer nulls")
+case class AsNullable(child: Expression, target: DataType) extends UnaryExpression {
 
+  override lazy val dataType: DataType =
+    if (DataType.equalsIgnoreCompatibleNullability(child.dataType, target)) target else child.dataType
   override def nullable: Boolean = true
   // Not folded into a literal, which would take the child's nullability back.
   override def foldable: Boolean = false
