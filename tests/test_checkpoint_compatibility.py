@@ -94,8 +94,9 @@ def test_a_new_query_records_its_state_format(spark, tmp_path):
     assert record == {"stateFormatVersion": 2, "function": "sliding_window", "size": "'10 seconds'",
                       "time": "`ts` TIMESTAMP", "keys": ["`k` STRING"], "aggregates": ["sum(v)"],
                       # what it computes (docs/streaming.md, "Restarting a changed query")
-                      "aggregateIdentities": ["AggregateExpression(Sum(v), isDistinct=false, filter=None) "
+                      "aggregateIdentities": ["AggregateExpression(Sum(v BIGINT), isDistinct=false, filter=None) "
                                               "RETURNS BIGINT"],
+                      "identityForm": 2,
                       "bufferTypes": ["BIGINT"],
                       "outputMode": "Append",
                       # the default provider: no time index (docs/compatibility.md)

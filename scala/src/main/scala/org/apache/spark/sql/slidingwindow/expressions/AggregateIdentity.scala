@@ -4,9 +4,10 @@ import scala.collection.mutable
 import scala.util.Try
 
 import org.apache.spark.sql.catalyst.ScalaReflection
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Cast, EvalMode, ExprId, Expression, Literal, RuntimeReplaceable}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateMode}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Cast, EvalMode, ExprId, Expression, Literal, RuntimeReplaceable, RuntimeReplaceableAggregate, TimeZoneAwareExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
 import org.apache.spark.sql.catalyst.util.quoteIfNeeded
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -18,28 +19,48 @@ import org.apache.spark.unsafe.types.UTF8String
  *  - `sql`: the aggregate as the user wrote it, for messages (`count_if((v > 0))`, `first(v)`);
  *  - `computes`: every parameter that changes the result: the function's class, each of its
  *    children, each flag its SQL text leaves out (`first(v)` and `first(v, true)` print alike),
- *    DISTINCT and FILTER, and the result type.
+ *    DISTINCT and FILTER, and the result type;
+ *  - `released`: the same in the form release 0.2.0 recorded (identity form 1), by which a
+ *    record that release wrote is compared before it is upgraded.
  *
  * Like Spark's canonical form, `computes` leaves out what only names or places an expression:
  * expression ids (numbered in order of appearance instead), aggregation buffer offsets and the
- * aggregate mode; columns are named by their names. It also leaves out what the optimizer or
- * the Spark version decides and what only decides whether bad input raises an error, so that a
- * checkpoint restarts in another JVM and on a later Spark: the ANSI evaluation mode (Spark 4
- * made ANSI the default; TRY, as in `try_sum`, is kept), a time zone where the expression does
- * not use one, lambda class names, the replacement a runtime-replaceable expression carries
- * (derived from its arguments, by each Spark its own way), and a constructor argument left at
- * its default value (Spark adds flags with defaults that keep the earlier behaviour).
+ * aggregate mode. It also leaves out what the optimizer or the Spark version decides and what
+ * only decides whether bad input raises an error, so that a checkpoint restarts in another JVM
+ * and on a later Spark: the ANSI evaluation mode (Spark 4 made ANSI the default; TRY, as in
+ * `try_sum`, is kept), a time zone where the expression does not use one, lambda class names'
+ * generated suffixes, the replacement a runtime-replaceable expression carries (derived from its
+ * arguments, by each Spark its own way), and a constructor argument left at the value Spark
+ * gives it by default (Spark adds flags with defaults that keep the earlier behaviour).
+ *
+ * The current form (2) also counts, where form 1 did not:
+ *  - a column's type (`v BIGINT`): a sketch hashes an INT and a BIGINT differently;
+ *  - a setting the replacement of a runtime-replaceable expression carries, the time zone
+ *    (`extract(HOUR FROM ts)` is `hour(ts)` in the session's zone);
+ *  - a flag whose default a session setting decides, against Spark's default of that setting;
+ *  - a user's function by what it runs ([[FunctionIdentity]]): a Java UDF class, a lambda's
+ *    method, a Python function's pickled code (not its interpreter's path);
+ *
+ * and compares as Spark does: a constant argument by its value and type (`0.5` written in SQL,
+ * `CAST(0.5BD AS DOUBLE)`, and `0.5D` from Python are one value), and an aggregate that Spark
+ * replaces by another (`any_value(v)` by `first(v)`) as that other, since Spark's planner keeps
+ * one column for both.
  */
-final case class AggregateIdentity(sql: String, computes: String)
+final case class AggregateIdentity(sql: String, computes: String, released: String)
 
 object AggregateIdentity {
+  /** The form of `computes`, recorded beside it; records without one hold form 1 (release 0.2.0). */
+  val form = 2
+
   def of(aggregate: AggregateExpression): AggregateIdentity = {
     val unqualified = aggregate.transform { case a: AttributeReference => a.withQualifier(Nil) }
     // Every windowed aggregation, batch ones too, is described here: an expression whose
     // arguments cannot be read this way is described by Spark's canonical form instead.
-    val computes = Try(new Renderer().expression(aggregate)).getOrElse(aggregate.canonicalized.toString)
-    AggregateIdentity(Try(unqualified.sql).getOrElse(aggregate.toString),
-      computes + " RETURNS " + aggregate.dataType.sql)
+    def render(released: Boolean) =
+      Try(new Renderer(released).expression(aggregate)).getOrElse(aggregate.canonicalized.toString) +
+        " RETURNS " + aggregate.dataType.sql
+    AggregateIdentity(Try(unqualified.sql).getOrElse(aggregate.toString), render(released = false),
+      render(released = true))
   }
 
   /** Arguments that only name or place an expression in a plan, by constructor parameter name. */
@@ -48,27 +69,41 @@ object AggregateIdentity {
   /** Flags that only decide whether bad input fails the query (ANSI mode). */
   private val errorFlags = Set("failOnError", "ansiEnabled")
 
-  private final class Renderer {
+  /** Renders an expression in the current form, or with `released` in form 1. */
+  private final class Renderer(released: Boolean) {
     private val ids = mutable.LinkedHashMap[Any, Int]()
 
     private def ordinal(id: Any): String = s"#${ids.getOrElseUpdate(id, ids.size)}"
 
     def expression(e: Expression): String = e match {
-      case a: Attribute => quoteIfNeeded(a.name)
+      case a: Attribute => if (released) quoteIfNeeded(a.name) else s"${quoteIfNeeded(a.name)} ${a.dataType.sql}"
       case l: Literal => l.sql
-      case _ =>
-        val names = Try(ScalaReflection.getConstructorParameterNames(e.getClass)).toOption
-          .filter(_.length == e.productArity)
-          .getOrElse((0 until e.productArity).map(i => s"_$i"))
-        val args = names.zip(e.productIterator.toSeq).zipWithIndex.flatMap { case ((name, value), i) =>
-          if (placement(name) || errorFlags(name) || value.isInstanceOf[AggregateMode]) None
-          else if (name == "replacement" && e.isInstanceOf[RuntimeReplaceable]) None
-          else if (name == "timeZoneId" && !usesTimeZone(e)) None
-          else if (isEvalMode(value)) evalMode(value)
-          else if (!value.isInstanceOf[Expression] && isDefault(e, i, value)) None
-          else argument(value).map(v => if (value.isInstanceOf[Expression]) v else s"$name=$v")
-        }
-        s"${e.getClass.getSimpleName}(${args.mkString(", ")})"
+      case r: RuntimeReplaceableAggregate if !released && isRenamed(r) => expression(r.replacement)
+      case c if !released && c.foldable && c.deterministic => constant(c).getOrElse(node(c))
+      case _ => node(e)
+    }
+
+    /** A constant expression by its value and type, as the literal Spark would fold it to. */
+    private def constant(e: Expression): Option[String] = Try(Literal(e.eval(), e.dataType).sql).toOption
+
+    private def node(e: Expression): String = {
+      val names = Try(ScalaReflection.getConstructorParameterNames(e.getClass)).toOption
+        .filter(_.length == e.productArity)
+        .getOrElse((0 until e.productArity).map(i => s"_$i"))
+      val args = names.zip(e.productIterator.toSeq).zipWithIndex.flatMap { case ((name, value), i) =>
+        if (placement(name) || errorFlags(name) || value.isInstanceOf[AggregateMode]) None
+        else if (name == "replacement" && e.isInstanceOf[RuntimeReplaceable]) None
+        else if (name == "timeZoneId" && !usesTimeZone(e)) None
+        else if (isEvalMode(value)) evalMode(value)
+        else if (!value.isInstanceOf[Expression] && isDefault(e, i, value, released)) None
+        else argument(value).map(v => if (value.isInstanceOf[Expression]) v else s"$name=$v")
+      }
+      val settings = e match {
+        case r: RuntimeReplaceable if !released && !names.contains("timeZoneId") =>
+          replacementZones(r).map(z => s"timeZoneId=$z")
+        case _ => Nil
+      }
+      s"${e.getClass.getSimpleName}(${(args ++ settings).mkString(", ")})"
     }
 
     /** The text of one constructor argument, None for an argument that does not count. */
@@ -87,12 +122,34 @@ object AggregateIdentity {
       case t: DataType => Some(t.sql)
       case v: Enumeration#Value => Some(v.toString)
       case p: Product if p.getClass.getSimpleName == "CommonExpressionId" => Some(ordinal(p.productElement(0)))
+      case f: AnyRef if !released && FunctionIdentity.isPythonFunction(f) => Some(FunctionIdentity.describePython(f))
       case p: Product if p.getClass.getName.startsWith("scala.") => Some(p.toString)
       case p: Product =>
         Some(s"${p.getClass.getSimpleName}(${p.productIterator.flatMap(argument).mkString(", ")})")
+      case other: AnyRef if !released => Some(FunctionIdentity.describe(other))
       case other => Some(className(other))
     }
+  }
 
+  /**
+   * An aggregate that is another one under another name (`any_value(v)` replaced by
+   * `first(v)`): Spark's planner keeps one column for both, so a restart may write either.
+   */
+  private def isRenamed(r: RuntimeReplaceableAggregate): Boolean = r.replacement match {
+    case f: AggregateFunction => f.children == r.children
+    case _ => false
+  }
+
+  /**
+   * The time zones the replacement of `e` evaluates in (nested replacements too): the session's
+   * zone that `extract(HOUR FROM ts)` reads through its replacement `hour(ts)`.
+   */
+  private def replacementZones(e: RuntimeReplaceable): Seq[String] = {
+    def zones(x: Expression): Seq[String] = x.collect {
+      case t: TimeZoneAwareExpression if usesTimeZone(t) => t.timeZoneId.toSeq
+      case r: RuntimeReplaceable => zones(r.replacement)
+    }.flatten
+    Try(zones(e.replacement)).getOrElse(Nil).distinct.sorted
   }
 
   /**
@@ -119,12 +176,16 @@ object AggregateIdentity {
 
   /**
    * Whether constructor argument `i` of `e` is its default value (the companion's
-   * `<init>$default$N`), so that a flag Spark added with a default leaves the text unchanged.
+   * `<init>$default$N`), so that a flag Spark added with a default leaves the text unchanged. A
+   * default that reads a session setting (`size`'s `legacySizeOfNull`) is taken under Spark's
+   * defaults of every setting, so that a session that changed the setting counts; form 1 took it
+   * under the session's own settings.
    */
-  private def isDefault(e: Expression, i: Int, value: Any): Boolean = Try {
+  private def isDefault(e: Expression, i: Int, value: Any, released: Boolean): Boolean = Try {
     val companion = Class.forName(e.getClass.getName + "$", true, e.getClass.getClassLoader)
     val module = companion.getField("MODULE$").get(null)
-    val default = companion.getMethod("$lessinit$greater$default$" + (i + 1)).invoke(module)
+    val method = companion.getMethod("$lessinit$greater$default$" + (i + 1))
+    val default = if (released) method.invoke(module) else SQLConf.withExistingConf(new SQLConf)(method.invoke(module))
     default == value
   }.getOrElse(false)
 

@@ -92,8 +92,7 @@ object OperatorRecordCheck {
       arrangement.unsupportedHere.foreach { needs =>
         WindowErrors.stateStorageUnsupported(query.function, arrangement.toString, needs, checkpoint)
       }
-      if (recorded.outputMode != query.outputMode || recorded.arrangement.isEmpty ||
-          recorded.aggregateIdentities.isEmpty) {
+      if (recorded.outputMode != query.outputMode || recorded.arrangement.isEmpty || !recorded.current) {
         write(recorded.ranIn(query).withArrangement(arrangement))
       } else {
         (recorded.stateFormatVersion, arrangement)

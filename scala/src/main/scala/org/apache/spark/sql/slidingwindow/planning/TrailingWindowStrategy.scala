@@ -11,6 +11,7 @@ import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, Traili
 import org.apache.spark.sql.slidingwindow.logical.StreamingTrailingWindow
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.state.{TrailingStateLayout, WindowOperatorRecord}
+import org.apache.spark.sql.slidingwindow.state.WindowOperatorRecord.TrailingFrameRecord
 
 /**
  * Plans trailing windows ([[TrailingFrame]]):
@@ -49,7 +50,9 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
       val frames = w.windowExpressions.map { c =>
         val aggregate = AggregateExpression(c.function, Complete, isDistinct = false)
         val frame = c.sql.substring(0, c.sql.lastIndexOf(" AS "))
-        (frame, AggregateIdentity.of(aggregate).computes + frame.substring(frame.lastIndexOf(" OVER ")),
+        val identity = AggregateIdentity.of(aggregate)
+        val over = frame.substring(frame.lastIndexOf(" OVER "))
+        TrailingFrameRecord(frame, identity.computes + over, identity.released + over,
           c.function.aggBufferAttributes.map(_.dataType.sql))
       }
       val record = WindowOperatorRecord.trailing(TrailingStateLayout.forNewQuery(session.sessionState.conf),

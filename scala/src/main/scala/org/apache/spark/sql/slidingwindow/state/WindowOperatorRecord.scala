@@ -25,7 +25,10 @@ import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, Window
  * the state holds (`bufferTypes`). `aggregates` is their SQL text, for messages. A record
  * written before identities were recorded (release 0.1.0 and the first format-2 code) holds the
  * SQL text of the optimized aggregates instead: a restart compares that text with the same text
- * of the restarted query, generated names left out, and records the identities.
+ * of the restarted query, generated names left out, and records the identities. Identities are
+ * written in a form ([[AggregateIdentity.form]], `identityForm`): a record without one holds
+ * form 1, that of release 0.2.0, and is compared with the restarted query's identities in that
+ * form (`releasedIdentities`, not stored), then upgraded to the current form.
  *
  * It also records how the state is arranged ([[StateArrangement]]), which a restart keeps, and,
  * for trailing windows, the columns of the rows waiting for the watermark in the order the
@@ -50,7 +53,9 @@ final case class WindowOperatorRecord(
     outputMode: Option[String],
     arrangement: Option[StateArrangement] = None,
     rows: Option[TrailingRows] = None,
-    optimizedAggregates: Seq[String] = Nil) {
+    optimizedAggregates: Seq[String] = Nil,
+    identityForm: Option[Int] = Some(AggregateIdentity.form),
+    releasedIdentities: Seq[String] = Nil) {
   import WindowOperatorRecord.list
 
   /**
@@ -93,7 +98,8 @@ final case class WindowOperatorRecord(
         if (normalized(aggregates) == normalized(query.optimizedAggregates)) None
         else Some(("aggregate functions", list(aggregates), list(query.optimizedAggregates)))
       case Some(recorded) =>
-        val now = query.aggregateIdentities.getOrElse(Nil)
+        val now = if (identityForm.contains(AggregateIdentity.form)) query.aggregateIdentities.getOrElse(Nil)
+          else query.releasedIdentities
         if (recorded == now) {
           for (before <- bufferTypes; after <- query.bufferTypes if before != after)
             yield ("aggregation buffer types", list(before), list(after))
@@ -112,12 +118,16 @@ final case class WindowOperatorRecord(
 
   /**
    * The record of `query`'s run: this one's, with the query's output mode, and what its
-   * aggregates compute where this record does not say it.
+   * aggregates compute where this record does not say it in the current form.
    */
   def ranIn(query: WindowOperatorRecord): WindowOperatorRecord =
-    if (aggregateIdentities.isDefined) copy(outputMode = query.outputMode)
+    if (current) copy(outputMode = query.outputMode)
     else copy(outputMode = query.outputMode, aggregates = query.aggregates,
-      aggregateIdentities = query.aggregateIdentities, bufferTypes = query.bufferTypes)
+      aggregateIdentities = query.aggregateIdentities, bufferTypes = query.bufferTypes,
+      identityForm = query.identityForm)
+
+  /** Whether the record says what its aggregates compute, in the current form. */
+  def current: Boolean = aggregateIdentities.isDefined && identityForm.contains(AggregateIdentity.form)
 
   def withVersion(version: Int): WindowOperatorRecord = copy(stateFormatVersion = version)
 
@@ -132,6 +142,7 @@ final case class WindowOperatorRecord(
     "keys" -> JArray(keys.map(JString(_)).toList),
     "aggregates" -> JArray(aggregates.map(JString(_)).toList),
     "aggregateIdentities" -> aggregateIdentities.map(ids => JArray(ids.map(JString(_)).toList)).getOrElse(JNothing),
+    "identityForm" -> identityForm.filter(_ => aggregateIdentities.isDefined).map(JInt(_)).getOrElse(JNothing),
     "bufferTypes" -> bufferTypes.map(ts => JArray(ts.map(JString(_)).toList)).getOrElse(JNothing),
     "outputMode" -> outputMode.map(JString(_)).getOrElse(JNothing),
     "timeIndex" -> arrangement.map(s => JBool(s.timeIndex)).getOrElse(JNothing),
@@ -169,7 +180,8 @@ object WindowOperatorRecord {
       Some(aggregates.map(_.computes)),
       Some(optimized.flatMap(_.aggregateFunction.aggBufferAttributes.map(_.dataType.sql))),
       outputMode,
-      optimizedAggregates = optimized.map(_.sql))
+      optimizedAggregates = optimized.map(_.sql),
+      releasedIdentities = aggregates.map(_.released))
 
   val trailingFunction = "trailing windows"
 
@@ -177,18 +189,24 @@ object WindowOperatorRecord {
    * The record of streaming trailing windows, state format `version`: what their state holds
    * depends on the partition keys, the time and the largest frame's size (rows are kept that
    * long) and, from format 2, which keeps each frame's partial aggregates, on the frames and
-   * their aggregates (`frames`: each column's SQL text, what it computes with its frame, and the
-   * types of its buffers). Format 1 keeps rows only, from which the aggregates are computed when
-   * they are emitted: a restart may change those, and the smaller frames.
+   * their aggregates (`frames`: each column's SQL text and what it computes with its frame, in
+   * the current identity form and in form 1, and the types of its buffers). Format 1 keeps rows
+   * only, from which the aggregates are computed when they are emitted: a restart may change
+   * those, and the smaller frames.
    */
   def trailing(version: Int, largestSize: String, time: String, keys: Seq[String],
-      outputMode: Option[String], frames: Seq[(String, String, Seq[String])]): WindowOperatorRecord = {
+      outputMode: Option[String], frames: Seq[TrailingFrameRecord]): WindowOperatorRecord = {
     val pinned = version >= 2
+    def kept[T](values: Seq[T]): Seq[T] = if (pinned) values else Nil
     WindowOperatorRecord(version, trailingFunction, s"'$largestSize'", s"`$time`", None, keys,
-      if (pinned) frames.map(_._1) else Nil, Some(if (pinned) frames.map(_._2) else Nil),
-      if (pinned) Some(frames.flatMap(_._3)) else None, outputMode,
-      Some(StateArrangement(timeIndex = false, orderedRows = false)))
+      kept(frames.map(_.sql)), Some(kept(frames.map(_.computes))),
+      if (pinned) Some(frames.flatMap(_.bufferTypes)) else None, outputMode,
+      Some(StateArrangement(timeIndex = false, orderedRows = false)),
+      releasedIdentities = kept(frames.map(_.released)))
   }
+
+  /** What a trailing frame's column computes, for the record: see [[trailing]]. */
+  final case class TrailingFrameRecord(sql: String, computes: String, released: String, bufferTypes: Seq[String])
 
   /**
    * The SQL text of an optimized aggregate without the names the optimizer generates per JVM
@@ -222,7 +240,9 @@ object WindowOperatorRecord {
       (json \ "outputMode").extractOpt[String],
       // Written since the release that runs on several Spark versions (absent before).
       for (index <- (json \ "timeIndex").extractOpt[Boolean]; ordered <- (json \ "orderedRows").extractOpt[Boolean])
-        yield StateArrangement(index, ordered))
+        yield StateArrangement(index, ordered),
+      // Written since identity form 2 (absent: form 1, release 0.2.0).
+      identityForm = (json \ "identityForm").extractOpt[Int])
     // Written since the rows of trailing windows were recorded (absent before: the
     // restarted query's are the state's).
     record.copy(rows = TrailingRows.fromJson(json \ "rows"))

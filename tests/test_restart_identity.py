@@ -1,0 +1,273 @@
+"""What a restart compares beyond the aggregate functions themselves (docs/streaming.md,
+"Restarting a changed query"): the user's functions inside them, the session settings their
+expressions carry, the types of their columns, and constants by value.
+
+- A restart that changes what an aggregate computes is refused before any micro-batch runs: a Java
+  UDF class swapped under the same name, a changed Python function, the session time zone under
+  `extract(HOUR FROM ts)`, an input column's type under `approx_count_distinct`.
+- A restart that computes the same is accepted, with windows equal to plain Spark's aggregation of
+  each window's rows: the same Python function from another interpreter path, a constant written
+  another way (`0.5` in SQL, `0.5D` from Python), `any_value(v)` where the state was written by
+  `first(v), any_value(v)` (one column in Spark's plan).
+- Surveyed over every function of the running Spark's registry: wherever a session setting changes
+  the values an expression computes on sample rows (the independent reference), it changes what
+  the aggregate over it is recorded to compute.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+from pyspark.sql import functions as F
+
+import aggregates_harness as h
+from error_conditions import assert_condition, run_time_cause
+from streaming_harness import HDFS, run_query, session_conf, state_store
+
+UDFS = "org.apache.spark.sql.slidingwindow"
+
+
+def first_run(spark, tmp_path, build, read=h.read):
+    files = h.generate()
+    half = len(files) // 2
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "checkpoint")
+    h.write_files(source, files[:half])
+    with state_store(spark, HDFS):
+        first = run_query(spark, source, checkpoint, build, "append", read=read)
+    h.write_files(source, files[half:], first=half)
+    return files, source, checkpoint, first
+
+
+def commits(checkpoint: str) -> list:
+    return sorted(os.listdir(os.path.join(checkpoint, "commits")))
+
+
+def assert_refused(spark, source, checkpoint, build, named: str, read=h.read) -> None:
+    """The restart fails with WINDOW_STATE_INCOMPATIBLE_RESTART, naming the aggregate, before any
+    micro-batch commits."""
+    before = commits(checkpoint)
+    with state_store(spark, HDFS), pytest.raises(Exception) as e:
+        run_query(spark, source, checkpoint, build, "append", read=read)
+    assert_condition(run_time_cause(e.value), "WINDOW_STATE_INCOMPATIBLE_RESTART")
+    message = str(e.value)
+    assert "changed the aggregate functions" in message and named in message, message[:3000]
+    assert commits(checkpoint) == before, "nothing ran"
+
+
+def assert_restarts(spark, files, source, checkpoint, first, calls, read=h.read, build=None):
+    """The restart runs to the end; every window of both runs equals the reference, each once
+    (the first run's columns are compared where its calls are the restart's)."""
+    with state_store(spark, HDFS):
+        second = run_query(spark, source, checkpoint, build or h.query(calls), "append", read=read)
+    assert second.rows, "the restart emitted the windows still open"
+    want = h.reference(spark, files, calls)
+    got = h.emitted(second.rows, calls)
+    assert not h.differences(got, {w: v for w, v in want.items() if w in got}, calls), \
+        h.differences(got, want, calls)[:10]
+    earlier = {(r.k, r.s, r.e) for _, r in first.rows if r.k != h.FLUSH_KEY}
+    assert not earlier & set(got), "no window emitted twice"
+    assert earlier | set(got) == set(want), "every window emitted"
+
+
+def test_a_java_udf_class_swapped_under_its_name_is_refused(spark, tmp_path):
+    from pyspark.sql.types import LongType
+
+    calls = ["sum(jf(v))"]
+    spark.udf.registerJavaFunction("jf", f"{UDFS}.TimesTwo", LongType())
+    files, source, checkpoint, first = first_run(spark, tmp_path, h.query(calls))
+    spark.udf.registerJavaFunction("jf", f"{UDFS}.TimesThree", LongType())
+    assert_refused(spark, source, checkpoint, h.query(calls), "TimesThree")
+    spark.udf.registerJavaFunction("jf", f"{UDFS}.TimesTwo", LongType())
+    assert_restarts(spark, files, source, checkpoint, first, calls)
+
+
+def test_a_session_time_zone_change_under_extract_is_refused(spark, tmp_path):
+    calls = ["sum(extract(HOUR FROM ts))", "sum(date_part('HOUR', ts))"]
+    files, source, checkpoint, first = first_run(spark, tmp_path, h.query(calls))
+    with session_conf(spark, "spark.sql.session.timeZone", "America/Los_Angeles"):
+        assert_refused(spark, source, checkpoint, h.query(calls), "timeZoneId=America/Los_Angeles")
+    assert_restarts(spark, files, source, checkpoint, first, calls)
+
+
+def test_an_input_column_type_change_is_refused(spark, tmp_path):
+    """The sketch of approx_count_distinct hashes an INT and a BIGINT differently."""
+    calls = ["approx_count_distinct(v)"]
+
+    def read_int(spark, folder):
+        return h.read(spark, folder).withColumn("v", F.col("v").cast("int"))
+
+    files, source, checkpoint, first = first_run(spark, tmp_path, h.query(calls), read=read_int)
+    assert_refused(spark, source, checkpoint, h.query(calls), "v BIGINT")
+
+
+def test_a_constant_written_another_way_restarts(spark, tmp_path):
+    """percentile_approx(d, 0.5) in SQL holds CAST(0.5BD AS DOUBLE); from Python, 0.5D."""
+    calls = ["percentile_approx(d, 0.5)"]
+    files, source, checkpoint, first = first_run(spark, tmp_path, h.query(calls))
+
+    def from_python(stream):
+        return (stream.withWatermark("ts", h.DELAY)
+                .groupBy("k", F.expr(f"sliding_window(ts, '{h.SIZE_TEXT}')").alias("w"))
+                .agg(F.percentile_approx("d", 0.5).alias("a0"))
+                .select("k", F.unix_micros("w.start").alias("s"), F.unix_micros("w.end").alias("e"), "a0"))
+
+    assert_restarts(spark, files, source, checkpoint, first, calls, build=from_python)
+
+
+@pytest.mark.parametrize("kept", ["any_value(v)", "first(v)"])
+def test_one_of_two_aggregates_spark_plans_as_one_column_may_be_removed(spark, tmp_path, kept):
+    files, source, checkpoint, first = first_run(spark, tmp_path, h.query(["first(v)", "any_value(v)"]))
+    assert_restarts(spark, files, source, checkpoint, first, [kept])
+
+
+def python_udf(spark, function, exec_path=None):
+    """Registers `pyf`, a Python UDF of `function`, its workers started by `exec_path`."""
+    sc = spark.sparkContext
+    kept = sc.pythonExec
+    sc.pythonExec = exec_path or kept
+    try:
+        spark.udf.register("pyf", function, "bigint")
+    finally:
+        sc.pythonExec = kept
+
+
+def times(n: int):
+    """A function pickled by value (a closure), as one defined in a notebook or script is."""
+    def multiply(v):
+        return None if v is None else v * n
+    return multiply
+
+
+def test_a_python_udf_restarts_from_another_interpreter_path_and_is_refused_when_changed(spark, tmp_path):
+    calls = ["sum(pyf(v))"]
+    python_udf(spark, times(2))
+    files, source, checkpoint, first = first_run(spark, tmp_path, h.query(calls))
+    python_udf(spark, times(3))
+    assert_refused(spark, source, checkpoint, h.query(calls), "sha256:")
+    link = str(tmp_path / "python-elsewhere")
+    os.symlink(sys.executable, link)
+    python_udf(spark, times(2), exec_path=link)
+    assert_restarts(spark, files, source, checkpoint, first, calls)
+
+
+# --- What an aggregate is recorded to compute, by plan only ------------------------------------
+
+def identity(spark, select: str, table: str = "sample") -> list:
+    """What each aggregate of `SELECT <select> FROM <table>` is recorded to compute."""
+    plan = spark.sql(f"SELECT {select} FROM {table}")._jdf.queryExecution().analyzed()
+    jvm = spark._jvm
+    out = []
+    expressions = plan.aggregateExpressions()
+    for i in range(expressions.size()):
+        aggregate = expressions.apply(i).child()
+        out.append(jvm.org.apache.spark.sql.slidingwindow.expressions.AggregateIdentity.of(aggregate).computes())
+    return out
+
+
+@pytest.fixture(scope="module")
+def sample(spark):
+    """Rows at times whose hour and day differ between UTC and Los Angeles, across a DST change."""
+    rows = [("a", t, s, v, v / 4, [v, None] if v % 2 else None)
+            for v, (t, s) in enumerate([("2024-03-10 09:30:00", "2024-03-10 01:30:00"),
+                                       ("2024-03-10 23:10:05", "2024-11-03 08:59:59"),
+                                       ("2024-07-01 03:00:00", "2025-01-01 00:00:00"),
+                                       ("1999-12-31 23:59:59", "1970-01-01 12:00:00")], 1)]
+    df = spark.createDataFrame(rows, "k STRING, t STRING, s STRING, v BIGINT, d DOUBLE, arr ARRAY<BIGINT>")
+    df.selectExpr("k", "CAST(t AS TIMESTAMP) AS ts", "s", "v", "d", "arr").cache().createOrReplaceTempView("sample")
+    yield
+    spark.catalog.dropTempView("sample")
+
+
+def test_user_functions_are_named_by_what_they_run(spark, sample):
+    """Each registered again under one name, as a restarted query would: the same function is
+    recorded the same, another function otherwise."""
+    from pyspark.sql.types import LongType
+
+    udfs = spark._jvm.org.apache.spark.sql.slidingwindow.TestUdfs
+
+    def under_one_name(register, choices) -> list:
+        out = []
+        for choice in choices:
+            register(choice)
+            out.extend(identity(spark, "sum(f(v))"))
+        return out
+
+    java = under_one_name(lambda c: spark.udf.registerJavaFunction("f", f"{UDFS}.{c}", LongType()),
+                          ["TimesTwo", "TimesThree", "TimesTwo"])
+    scaled = under_one_name(lambda c: udfs.registerScale(spark._jsparkSession, "f", c), [2, 3, 2])
+    lambdas = under_one_name(lambda c: udfs.registerLambda(spark._jsparkSession, "f", c), [1, 2, 1])
+    for one, other, again in (java, scaled, lambdas):
+        assert one != other and one == again, (one, other)
+    assert "TimesTwo" in java[0] and "factor=2" in scaled[0], (java[0], scaled[0])
+    assert identity(spark, "typed_sum(v)") != identity(spark, "typed_concat(CAST(v AS STRING))")
+
+
+def test_a_python_function_is_named_by_its_pickled_code(spark, sample, tmp_path):
+    python_udf(spark, times(2))
+    [base] = identity(spark, "sum(pyf(v))")
+    link = str(tmp_path / "python-elsewhere")
+    os.symlink(sys.executable, link)
+    python_udf(spark, times(2), exec_path=link)
+    assert identity(spark, "sum(pyf(v))") == [base]
+    python_udf(spark, times(3))
+    assert identity(spark, "sum(pyf(v))") != [base]
+    assert "sha256:" in base and len(base) < 400, base
+
+
+# Arguments tried for each function of the registry: every list that resolves is surveyed.
+ARGUMENTS = [["ts"], ["'HOUR'", "ts"], ["ts", "'yyyy-MM-dd HH'"], ["s"], ["s", "'yyyy-MM-dd HH:mm:ss'"],
+             ["ts", "'America/New_York'"], ["'America/New_York'", "ts"], ["'UTC'", "'Asia/Tokyo'", "ts"],
+             ["ts", "ts"], ["'DAY'", "ts", "ts"], ["'DAY'", "v", "ts"], ["ts", "v"], ["v"], ["d"], ["arr"],
+             ["s", "v"], ["ts", "'day'"], ["'day'", "ts"]]
+# Session settings that Spark keeps in the expressions it plans, each with two values.
+SETTINGS = [("spark.sql.session.timeZone", "UTC", "America/Los_Angeles"),
+            ("spark.sql.legacy.sizeOfNull", "true", "false")]
+
+
+def registry_functions(spark) -> list:
+    registry = spark._jsparkSession.sessionState().functionRegistry()
+    names, out = registry.listFunction().iterator(), []
+    while names.hasNext():
+        f = names.next()
+        info = registry.lookupFunction(f).get()
+        if info.getGroup() not in ("agg_funcs", "window_funcs", "generator_funcs", "lambda_funcs") \
+                and f.funcName().replace("_", "").isalnum():
+            out.append(f.funcName())
+    return sorted(set(out))
+
+
+def survey(spark) -> dict:
+    """{call: (its values on the sample rows, its identity)} for every function of the registry
+    and argument list that resolves, under the session's settings (IdentitySurvey.scala)."""
+    jvm = spark._jvm
+    lines = jvm.org.apache.spark.sql.slidingwindow.expressions.IdentitySurvey.survey(
+        spark._jsparkSession, registry_functions(spark), [", ".join(a) for a in ARGUMENTS])
+    return {call: (computed, identity) for call, computed, identity in (line.split("\t") for line in lines)}
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
+def test_a_setting_that_changes_what_an_expression_computes_changes_its_identity(spark, sample, setting):
+    key, one, other = setting
+    seen = {}
+    # ANSI off: legacy flags apply only there (size(NULL) is -1 under sizeOfNull, without ANSI).
+    with session_conf(spark, "spark.sql.ansi.enabled", "false"):
+        for value in (one, other):
+            with session_conf(spark, key, value):
+                seen[value] = survey(spark)
+    both = set(seen[one]) & set(seen[other])
+    changed = sorted(c for c in both if seen[one][c][0] != seen[other][c][0])
+    missed = [c for c in changed if seen[one][c][1] == seen[other][c][1]]
+    assert not missed, f"{key} changes what these compute, not what they are recorded to compute: {missed}"
+    assert len(both) > 100 and changed, (len(both), changed)
+    unchanged = [c for c in both if c not in changed and seen[one][c][1] == seen[other][c][1]]
+    assert unchanged, "calls the setting does not change keep their identity"
+
+
+def test_a_setting_an_aggregate_reads_counts_against_spark_default(spark, sample):
+    """stddev of one row is NULL, or NaN under the legacy setting that its flag's default reads."""
+    [default] = identity(spark, "stddev(d)")
+    with session_conf(spark, "spark.sql.legacy.statisticalAggregate", "true"):
+        [legacy] = identity(spark, "stddev(d)")
+    assert default != legacy and "nullOnDivideByZero=false" in legacy, (default, legacy)
