@@ -121,13 +121,17 @@ def test_one_of_two_aggregates_spark_plans_as_one_column_may_be_removed(spark, t
     assert_restarts(spark, files, source, checkpoint, first, [kept])
 
 
-def python_udf(spark, function, exec_path=None):
-    """Registers `pyf`, a Python UDF of `function`, its workers started by `exec_path`."""
+def python_udf(spark, function, exec_path=None, pandas=False):
+    """Registers `pyf`, a Python UDF of `function` (a pandas UDF of it with `pandas`), its
+    workers started by `exec_path`."""
     sc = spark.sparkContext
     kept = sc.pythonExec
     sc.pythonExec = exec_path or kept
     try:
-        spark.udf.register("pyf", function, "bigint")
+        if pandas:
+            spark.udf.register("pyf", F.pandas_udf(function, "bigint"))
+        else:
+            spark.udf.register("pyf", function, "bigint")
     finally:
         sc.pythonExec = kept
 
@@ -179,6 +183,7 @@ def sample(spark):
     spark.catalog.dropTempView("sample")
 
 
+@pytest.mark.every_spark
 def test_user_functions_are_named_by_what_they_run(spark, sample):
     """Each registered again under one name, as a restarted query would: the same function is
     recorded the same, another function otherwise."""
@@ -203,14 +208,20 @@ def test_user_functions_are_named_by_what_they_run(spark, sample):
     assert identity(spark, "typed_sum(v)") != identity(spark, "typed_concat(CAST(v AS STRING))")
 
 
-def test_a_python_function_is_named_by_its_pickled_code(spark, sample, tmp_path):
-    python_udf(spark, times(2))
+@pytest.mark.every_spark
+@pytest.mark.parametrize("pandas", [False, True], ids=["python", "pandas"])
+def test_a_python_function_is_named_by_its_pickled_code(spark, sample, tmp_path, pandas):
+    """A Python or pandas scalar UDF inside an aggregate (pandas aggregate UDFs are refused:
+    WINDOW_UNSUPPORTED_AGGREGATE.NOT_IN_JVM)."""
+    if pandas:
+        pytest.importorskip("pyarrow")
+    python_udf(spark, times(2), pandas=pandas)
     [base] = identity(spark, "sum(pyf(v))")
     link = str(tmp_path / "python-elsewhere")
     os.symlink(sys.executable, link)
-    python_udf(spark, times(2), exec_path=link)
+    python_udf(spark, times(2), exec_path=link, pandas=pandas)
     assert identity(spark, "sum(pyf(v))") == [base]
-    python_udf(spark, times(3))
+    python_udf(spark, times(3), pandas=pandas)
     assert identity(spark, "sum(pyf(v))") != [base]
     assert "sha256:" in base and len(base) < 400, base
 
