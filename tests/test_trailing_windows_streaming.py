@@ -26,12 +26,10 @@ from streaming_harness import (BASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, ROCKSDB, SE
 from trailing_harness import OPERATOR, check, emitted_rows, frame_query, generate, trailing_query
 
 TRAILING_BATCH_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
-# The state format of new queries' trailing windows (state/TrailingStateLayout.scala), the
-# elements of a chunk of formats 2 and 3's stacks (state/TrailingFramesState.scala) and the bytes
-# of rows a task holds in format 3's Pending parts (state/PendingParts.scala): small, so that the
-# tests' small groups fill chunks and read them back, and write a group's rows of one second in
-# several parts.
-TRAILING_FORMAT_CONF = "spark.sql.slidingWindow.trailingWindows.state.formatVersion"
+# The elements of a chunk of the frames' stacks (state/TrailingFramesState.scala) and the bytes
+# of rows a task holds in Pending parts (state/PendingParts.scala): small, so that the tests'
+# small groups fill chunks and read them back, and write a group's rows of one second in several
+# parts.
 CHUNK_ELEMENTS_CONF = "spark.sql.slidingWindow.trailingWindows.state.chunkElements"
 PART_BYTES_CONF = "spark.sql.slidingWindow.trailingWindows.state.partBytes"
 
@@ -63,22 +61,19 @@ def spark_window_values(spark, stream: Stream, runs: Sequence[Run]) -> Dict[int,
 
 
 @pytest.mark.every_spark
-@pytest.mark.parametrize("seed,version,chunk,part", [(1, 3, 2, 200), (2, 3, 3, None), (3, 3, 32, None),
-                                                    (2, 2, 2, None), (1, 1, None, None)],
-                         ids=["format3-chunks-of-2-parts-of-200-bytes", "format3-chunks-of-3", "format3",
-                              "format2-chunks-of-2", "format1"])
-def test_random_streams(spark, tmp_path, provider, seed, version, chunk, part):
-    """In each state format (formats 2 and 3 with chunks small enough that the frames' stacks
-    spill to chunks and read them back; format 3 also with parts so small that a group's rows of
-    one second go to several): random streams, restarted from the checkpoint at random files:
+@pytest.mark.parametrize("seed,chunk,part", [(1, 2, 200), (2, 3, None), (3, 32, None)],
+                         ids=["chunks-of-2-parts-of-200-bytes", "chunks-of-3", "defaults"])
+def test_random_streams(spark, tmp_path, provider, seed, chunk, part):
+    """With chunks small enough that the frames' stacks spill to chunks and read them back, and
+    with parts so small that a group's rows of one second go to several, and with the defaults:
+    random streams, restarted from the checkpoint at random files:
     every kept row once, in the micro-batch whose watermark first reaches its time, with the
     frames of the reference and the values of Spark's own Window over the same rows; late rows
     counted."""
     stream = generate(seed)
     rng = random.Random(seed)
     restarts = sorted(rng.sample(range(1, len(stream.files)), rng.randint(1, 2)))
-    with session_conf(spark, TRAILING_FORMAT_CONF, str(version)), \
-            session_conf(spark, CHUNK_ELEMENTS_CONF, str(chunk or 32)), \
+    with session_conf(spark, CHUNK_ELEMENTS_CONF, str(chunk or 32)), \
             session_conf(spark, PART_BYTES_CONF, str(part or 16 << 20)):
         runs = run_stream(spark, tmp_path, stream, provider, restarts)
     check(stream, runs)
@@ -103,7 +98,7 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
     assert len(ops) == len(plan)
     assert all(op["customMetrics"].get("numStateRowsRead") is not None for op in ops)
     # After the flush's micro-batches, nothing a later row's frames reach is kept: the flush row,
-    # waiting for the watermark, and its partition's Summary row (state formats 2 and 3).
+    # waiting for the watermark, and its partition's Summary row.
     assert ops[-1]["numRowsTotal"] == 2
     # Emitted rows are counted as the operator's output.
     assert sum(op["customMetrics"]["numGroupsEmitted"] for op in ops) > 0
@@ -117,7 +112,7 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
         getattr(getattr(spark._jvm.org.apache.spark.sql.execution, "FormattedMode$"), "MODULE$")))
     for line in ("Partition [2]: [case, k]", "Frame 10 seconds [3]: [count(1) ", ") AS ids_10s]",
                  "Frame 8 seconds to 2 seconds before [2]: [count(1) ", ") AS ids_8s_2s]", "Time: ts",
-                 "State format version: 3", "Output mode: Append", "Watermarks (late rows / eviction, ms): "):
+                 "State format version: 1", "Output mode: Append", "Watermarks (late rows / eviction, ms): "):
         assert line in formatted, formatted
     # The helper's frames (ORDER BY unix_micros(ts)) and the SQL frame with a lag (ORDER BY ts):
     # one operator, every frame in it.
@@ -125,17 +120,16 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
     assert "frames=[10 seconds: [count(1), sum(v), collect_list(id" in physical, physical
     assert "8 seconds to 2 seconds before: [count(1), collect_list(id" in physical, physical
     assert "3 seconds: [count(1), sum(v), collect_list(id" in physical, physical
-    assert "stateFormatVersion=3, mode=Append" in physical, physical
+    assert "stateFormatVersion=1, mode=Append" in physical, physical
 
 
-def test_formats_2_and_3_read_the_rows_waiting_not_the_rows_kept(spark, tmp_path):
-    """State formats 2 and 3 keep each group's frames, so a micro-batch reads the rows waiting for
-    the watermark and a few rows per group, where format 1 reads again every row its largest frame
-    holds; format 3 keeps the rows waiting in a part per group, second and micro-batch, so it
-    writes and reads a few state rows where format 2 writes and reads one per row. One key, a row
-    every 10 ms, a 20-second frame, the watermark 1 second behind. Every format emits every row
-    with the frames' values from their definition; the stacks spill to Chunk rows (Spark's state
-    reader, 4.0 and later)."""
+def test_a_micro_batch_reads_the_rows_waiting_not_the_rows_kept(spark, tmp_path):
+    """The state keeps each group's frames, so a micro-batch reads the rows waiting for the
+    watermark and a few rows per group, not every row its largest frame holds; it keeps the rows
+    waiting in a part per group, second and micro-batch, so it writes and reads a few state rows,
+    not one per row. One key, a row every 10 ms (100 a micro-batch), a 20-second frame (2,000
+    rows), the watermark 1 second behind. Every row is emitted with the frames' values from their
+    definition; the stacks spill to Chunk rows (Spark's state reader, 4.0 and later)."""
     step, size = 10 * 1000, 20 * SEC
     events = [(0, "a", BASE + i * step, i % 7, i) for i in range(3000)]
     files = [events[i:i + 100] for i in range(0, len(events), 100)]
@@ -153,31 +147,25 @@ def test_formats_2_and_3_read_the_rows_waiting_not_the_rows_kept(spark, tmp_path
         inside = [e for e in events if t - size <= e[TIME] <= t]
         inside5 = [e for e in events if t - 5 * SEC <= e[TIME] <= t]
         expected[rid] = (len(inside), sum(e[VALUE] for e in inside), max(e[VALUE] for e in inside), len(inside5))
-    reads, writes = {}, {}
-    for version in (1, 2, 3):
-        source, checkpoint = str(tmp_path / f"in{version}"), str(tmp_path / f"ck{version}")
-        write_files(source, files)
-        with session_conf(spark, TRAILING_FORMAT_CONF, str(version)), session_conf(spark, CHUNK_ELEMENTS_CONF, "8"):
-            run = run_query(spark, source, checkpoint, build, "append")
-        got = {r.id: (r.n, r.total, r.top, r.n5) for _, r in run.rows}
-        assert got == expected, f"format {version}"
-        ops = operator_metrics([run], OPERATOR)
-        reads[version] = [op["customMetrics"]["numStateRowsRead"] for op in ops]
-        writes[version] = [op["numRowsUpdated"] for op in ops]
-        if version >= 2 and has_state_reader(spark):
-            kinds = (spark.read.format("statestore").option("operatorId", 2000).load(checkpoint)
-                     .groupBy("key.__kind").count().collect())
-            assert {k[0] for k in kinds} >= {0, 1, 2}, kinds  # Pending, Frames, Chunk rows
-    # Format 1 reads the 20 seconds its frame holds (2,000 rows); format 2 the rows of the last
-    # seconds and a few Frames and Chunk rows (a flip reads the back's chunks: amortized, a few
-    # per micro-batch); format 3 a part or two of the last seconds instead of their rows.
-    assert max(reads[1]) > 2000, reads[1]
-    assert sum(reads[2]) / len(reads[2]) < 400 and sum(reads[2]) * 3 < sum(reads[1]), (reads[1], reads[2])
-    assert sum(reads[3]) * 3 < sum(reads[2]), (reads[2], reads[3])
-    # Format 2 writes each of a micro-batch's 100 rows, format 3 a part or two of them and the part
-    # whose rows are not all due yet again; both the same Frames and Chunk rows.
-    assert len(writes[2]) == len(writes[3]) and min(writes[2][1:-1]) >= 100, (writes[2], writes[3])
-    assert all(95 <= w2 - w3 <= 100 for w2, w3 in zip(writes[2][1:-1], writes[3][1:-1])), (writes[2], writes[3])
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "ck")
+    write_files(source, files)
+    with session_conf(spark, CHUNK_ELEMENTS_CONF, "8"):
+        run = run_query(spark, source, checkpoint, build, "append")
+    got = {r.id: (r.n, r.total, r.top, r.n5) for _, r in run.rows}
+    assert got == expected
+    ops = operator_metrics([run], OPERATOR)
+    reads = [op["customMetrics"]["numStateRowsRead"] for op in ops]
+    writes = [op["numRowsUpdated"] for op in ops]
+    # Not the 2,000 rows the frame holds: the parts of the last second or two, the group's Frames
+    # row and a few Chunk rows (a flip reads the back's chunks: amortized, a few per micro-batch).
+    assert max(reads) < 2000 and sum(reads) / len(reads) < 100, reads
+    # Not a state row per row: a part or two, the part whose rows are not all due yet again, the
+    # Frames row and the chunks the stacks filled.
+    assert sum(writes) < len(events) and sorted(writes)[len(writes) // 2] < 50, writes
+    if has_state_reader(spark):
+        kinds = (spark.read.format("statestore").option("operatorId", 2000).load(checkpoint)
+                 .groupBy("key.__kind").count().collect())
+        assert {k[0] for k in kinds} >= {0, 1, 2}, kinds  # Pending, Frames, Chunk rows
 
 
 def test_sql_window_clause(spark, tmp_path):
@@ -309,14 +297,11 @@ def test_restart_with_a_larger_frame_refused(spark, tmp_path):
     assert "'10 seconds'" in str(failure.value) and "'1 minute'" in str(failure.value)
 
 
-@pytest.mark.parametrize("version", [3, 2, 1])
-def test_restart_that_changes_the_aggregates(spark, tmp_path, version):
-    """State formats 2 and 3 keep each frame's partial aggregates: a restart may not change the
-    frames or their aggregates. Format 1 keeps rows, from which a restart computes other aggregates (of
-    the same input columns: the rows' schema is the state's)."""
+def test_restart_that_changes_the_aggregates(spark, tmp_path):
+    """The state keeps each frame's partial aggregates: a restart may not change the frames or
+    their aggregates."""
     stream = generate(7)
-    with session_conf(spark, TRAILING_FORMAT_CONF, str(version)):
-        run_stream(spark, tmp_path, stream.__class__(stream.files[:2], stream.size), ROCKSDB)
+    run_stream(spark, tmp_path, stream.__class__(stream.files[:2], stream.size), ROCKSDB)
 
     def other(df: DataFrame) -> DataFrame:
         return df.withWatermark("ts", DELAY_TEXT).select(
@@ -324,13 +309,8 @@ def test_restart_that_changes_the_aggregates(spark, tmp_path, version):
             F.max("v").over(swa.trailing_window(["case", "k"], "ts", "10 seconds")).alias("top"))
 
     write_files(str(tmp_path / "in"), stream.files[2:3], first=2)
-    with state_store(spark, ROCKSDB):
-        if version == 1:
-            run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), other, "append")
-            assert run.rows and all(r.top is not None for _, r in run.rows)
-            return
-        with pytest.raises(Exception) as failure:
-            run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), other, "append")
+    with state_store(spark, ROCKSDB), pytest.raises(Exception) as failure:
+        run_query(spark, str(tmp_path / "in"), str(tmp_path / "ck"), other, "append")
     assert_condition(run_time_cause(failure.value), "WINDOW_STATE_INCOMPATIBLE_RESTART", "42K06")
     assert "aggregate functions" in str(failure.value) and "max(v) OVER (10 seconds)" in str(failure.value)
 
@@ -441,8 +421,8 @@ def test_restart_that_changes_the_columns_refused(spark, tmp_path, columns, befo
 
 @pytest.mark.parametrize("folder", trailing_fixtures.folders(), ids=os.path.basename)
 def test_checkpoint_fixtures_restart(spark, tmp_path, folder):
-    """Every state format's checkpoints restart: the rest of the input, then both runs together
-    emit what the reference says, each row once."""
+    """The checkpoints of the state format, one per state store, restart: the rest of the input,
+    then both runs together emit what the reference says, each row once."""
     with open(os.path.join(folder, "fixture.json")) as f:
         meta = json.load(f)
     with open(os.path.join(folder, "first_run.json")) as f:

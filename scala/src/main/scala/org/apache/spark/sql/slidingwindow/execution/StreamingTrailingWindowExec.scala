@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{PendingParts, StateStoreSchema, TrailingFramesLayout, TrailingFramesState, TrailingRowsLayout, TrailingStateLayout, WindowState}
+import org.apache.spark.sql.slidingwindow.state.{PendingParts, StateStoreSchema, TrailingFramesState, TrailingStateLayout, WindowState}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -18,13 +18,14 @@ import org.apache.spark.util.CompletionIterator
  * PRECEDING AND CURRENT ROW)`, several sizes at once) in the Append output mode: each input row is
  * emitted once, in the first micro-batch whose watermark is at or past its time, with the
  * aggregates over its group's rows in each frame, the same values as the batch query's
- * ([[TrailingRowsProcessor]]). A StateStoreWriter, so that Spark validates its state schema,
+ * ([[TrailingFramesProcessor]]). A StateStoreWriter, so that Spark validates its state schema,
  * runs no-data batches for it and reports it in `stateOperators`; its state info is set when it
  * is planned and its watermarks by [[org.apache.spark.sql.slidingwindow.planning.StreamingWatermarks]].
  *
  * @param time     the ORDER BY column, with the watermark that says which rows are due and which
  *                 are late (that of the TIMESTAMP column it is `unix_micros` of, if it is)
  * @param timeName the name of that TIMESTAMP column
+ * @param stateFormatVersion the version of its state its checkpoint records ([[TrailingStateLayout.supported]])
  */
 case class StreamingTrailingWindowExec(
     windowExpressions: Seq[NamedExpression],
@@ -45,7 +46,7 @@ case class StreamingTrailingWindowExec(
   override def keyExpressions: Seq[Attribute] = partitionSpec.collect { case a: Attribute => a }
 
   override protected def stateLayout: StateStoreSchema = layout
-  private lazy val layout = TrailingStateLayout(stateFormatVersion, partitionSpec, child.output)
+  private lazy val layout = new TrailingStateLayout(partitionSpec, child.output)
   override protected def useColumnFamilies: Boolean = false
   override protected def orderedRows: Boolean = false
 
@@ -95,23 +96,17 @@ case class StreamingTrailingWindowExec(
     val chunkElements = TrailingFramesState.chunkElements(conf)
     val partBytes = PendingParts.partBytes(conf)
 
-    // State format 2 counts its rows: its stores skip the provider's count where Spark lets them
-    // (Spark 4), unless the tests check one against the other.
-    val verifyCount = stateFormatVersion >= 2 &&
-      conf.getConfString(WindowState.verifyRowCountKey, "false").toBoolean
-    val ownCount = stateFormatVersion >= 2 && WindowStateStoreWriter.storesMaySkipRowCount
+    // The operator counts its state rows: its stores skip the provider's count where Spark lets
+    // them (Spark 4), unless the tests check one against the other.
+    val verifyCount = conf.getConfString(WindowState.verifyRowCountKey, "false").toBoolean
+    val ownCount = WindowStateStoreWriter.storesMaySkipRowCount
     val numTotal = longMetric("numTotalStateRows")
 
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val processor: TrailingStateProcessor = layout match {
-        case rows: TrailingRowsLayout =>
-          new TrailingRowsProcessor(store, rows, time, batchId, late, eviction, largestSize, windows)
-        case frames: TrailingFramesLayout =>
-          new TrailingFramesProcessor(store, frames, time, batchId, late, eviction, largestSize, lags, chunkElements,
-            partBytes, windows)
-      }
+      val processor = new TrailingFramesProcessor(store, layout, time, batchId, late, eviction, largestSize, lags,
+        chunkElements, partBytes, windows)
       val out = processor.process(rows)
       // As Spark's StateStoreSaveExec: the rows are handed on as they are computed, and the store
       // is committed once the last one is.
@@ -124,13 +119,12 @@ case class StreamingTrailingWindowExec(
         numRead += processor.rowsRead
         commitTime += timeTakenMs { store.commit() }
         setStoreMetrics(store)
-        processor.rowCount.foreach { count =>
-          if (verifyCount && store.metrics.numKeys != count) {
-            throw new IllegalStateException(
-              s"state rows counted by the operator: $count, by the provider: ${store.metrics.numKeys}")
-          }
-          if (ownCount) numTotal.set(count)
+        val count = processor.rowCount
+        if (verifyCount && store.metrics.numKeys != count) {
+          throw new IllegalStateException(
+            s"state rows counted by the operator: $count, by the provider: ${store.metrics.numKeys}")
         }
+        if (ownCount) numTotal.set(count)
         setOperatorMetrics()
       })
     }

@@ -5,14 +5,14 @@ import java.util.{HashMap => JHashMap}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.state.{TrailingFramesLayout, TrailingFramesState, TrailingPartsLayout, TrailingSummary}
+import org.apache.spark.sql.slidingwindow.state.{TrailingFramesState, TrailingStateLayout, TrailingSummary}
 
 /**
- * One micro-batch of one partition of streaming trailing windows, over the state of format 2 or 3
- * ([[TrailingFramesLayout]], [[TrailingPartsLayout]]):
- *  1. the input rows are kept as Pending rows ([[PendingRows]]: one state row each in format 2, in
- *     parts of a group and second in format 3), but for those at or before the watermark for late
- *     rows (dropped, counted) and those without a time;
+ * One micro-batch of one partition of streaming trailing windows, over their state
+ * ([[TrailingStateLayout]]):
+ *  1. the input rows are kept in Pending rows ([[PendingParts]]: a part per group and second), but
+ *     for those at or before the watermark for late rows (dropped, counted) and those without a
+ *     time;
  *  2. the Pending rows at or before the eviction watermark are due: a prefix scan of each bucket
  *     between the two watermarks reads them;
  *  3. each group with rows due resumes its frames where its last micro-batch left them
@@ -30,12 +30,12 @@ import org.apache.spark.sql.slidingwindow.state.{TrailingFramesLayout, TrailingF
  * @param time    the ORDER BY expression, bound to the input rows (microseconds)
  * @param lags    how far back each frame ends, frames in the operator's order
  * @param chunkElements the elements of a chunk of the frames' stacks ([[TrailingFramesState]])
- * @param partBytes the bytes of rows a task holds in Pending parts before it writes them (format 3)
+ * @param partBytes the bytes of rows a task holds in Pending parts before it writes them
  * @param windows the shared algorithm over rows clustered by group, in time order
  */
 final class TrailingFramesProcessor(
     store: StateStore,
-    layout: TrailingFramesLayout,
+    layout: TrailingStateLayout,
     time: Expression,
     batchId: Long,
     lateMicros: Long,
@@ -44,7 +44,7 @@ final class TrailingFramesProcessor(
     lags: Array[Long],
     chunkElements: Int,
     partBytes: Long,
-    windows: TrailingWindowsRun) extends TrailingStateProcessor {
+    windows: TrailingWindowsRun) {
 
   private val pending = layout.pendingRows(store, lateMicros, evictionMicros, partBytes)
   private val summary = new TrailingSummary(store, layout)
@@ -52,18 +52,19 @@ final class TrailingFramesProcessor(
 
   private def ofFrames(f: TrailingFramesState => Long): Long = if (frames == null) 0L else f(frames)
   private var summaryWritten = false
-  override def droppedLateRows: Long = pending.droppedLateRows
-  override def rowsWritten: Long = pending.rowsWritten + ofFrames(_.rowsWritten) + (if (summaryWritten) 1 else 0)
-  override def rowsRemoved: Long = pending.rowsRemoved + ofFrames(_.rowsRemoved)
-  override def rowsRead: Long = pending.rowsRead + ofFrames(_.rowsRead) + summary.rowsRead
-  override def rowCount: Option[Long] = Some(summary.rowCount)
+  def droppedLateRows: Long = pending.droppedLateRows
+  def rowsWritten: Long = pending.rowsWritten + ofFrames(_.rowsWritten) + (if (summaryWritten) 1 else 0)
+  def rowsRemoved: Long = pending.rowsRemoved + ofFrames(_.rowsRemoved)
+  def rowsRead: Long = pending.rowsRead + ofFrames(_.rowsRead) + summary.rowsRead
+  /** The store's rows, as the operator counts them, once [[finish]]ed. */
+  def rowCount: Long = summary.rowCount
 
   /**
    * The rows this micro-batch emits, with their windows; [[finish]] once they are read. A
    * watermark that did not move (the first micro-batch, one without a later time) makes none due
    * and removes nothing: the state is not read.
    */
-  override def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
+  def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     pending.keep(input, time, batchId)
     if (evictionMicros <= lateMicros) Iterator.empty
     else windows.withQueues(due(), buffers => {
@@ -100,7 +101,7 @@ final class TrailingFramesProcessor(
       values(n) = row
       n += 1
     }
-    val order = TrailingRowsProcessor.order(groupIds, times, seqs, n)
+    val order = TrailingFramesProcessor.order(groupIds, times, seqs, n)
     Iterator.tabulate(n)(i => values(order(i)))
   }
 
@@ -108,7 +109,7 @@ final class TrailingFramesProcessor(
    * Stores the last group's frames, removes the rows emitted and the groups no row reaches, and
    * writes the Summary row.
    */
-  override def finish(): Unit = {
+  def finish(): Unit = {
     if (frames != null) {
       frames.close()
       frames.sweep(evictionMicros)
@@ -117,5 +118,44 @@ final class TrailingFramesProcessor(
     summary.created += pending.rowsCreated
     summary.removed += pending.rowsRemoved
     summaryWritten = summary.save()
+  }
+}
+
+object TrailingFramesProcessor {
+  /**
+   * The indices of the first `n` rows in ascending (time, seq) order, without boxing: a merge
+   * sort of indices over the primitive arrays (stable, O(n log n)).
+   */
+  def order(times: Array[Long], seqs: Array[Long], n: Int): Array[Int] = order(null, times, seqs, n)
+
+  /** As [[order]], by (group, time, seq), `groups` first (null: one group). */
+  def order(groups: Array[Int], times: Array[Long], seqs: Array[Long], n: Int): Array[Int] = {
+    var from = Array.tabulate(n)(identity)
+    var to = new Array[Int](n)
+    def before(a: Int, b: Int): Boolean =
+      if (groups != null && groups(a) != groups(b)) groups(a) < groups(b)
+      else times(a) < times(b) || (times(a) == times(b) && seqs(a) < seqs(b))
+    var width = 1
+    while (width < n) {
+      var lo = 0
+      while (lo < n) {
+        val mid = math.min(lo + width, n)
+        val hi = math.min(lo + 2 * width, n)
+        var i = lo
+        var j = mid
+        var k = lo
+        while (k < hi) {
+          if (i < mid && (j >= hi || !before(from(j), from(i)))) { to(k) = from(i); i += 1 }
+          else { to(k) = from(j); j += 1 }
+          k += 1
+        }
+        lo = hi
+      }
+      val swap = from
+      from = to
+      to = swap
+      width *= 2
+    }
+    from
   }
 }

@@ -55,7 +55,7 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
         TrailingFrameRecord(frame, identity.computes + over, identity.released + over,
           c.function.aggBufferAttributes.map(_.dataType.sql))
       }
-      val record = WindowOperatorRecord.trailing(TrailingStateLayout.forNewQuery(session.sessionState.conf),
+      val record = WindowOperatorRecord.trailing(TrailingStateLayout.current,
         WindowSize.format(largestSize), w.timeName, w.partitionSpec.map(e => toPrettySQL(e)),
         outputMode.map(_.toString), frames)
       // The rows waiting for the watermark are kept in the order of the query that started.

@@ -5,34 +5,55 @@ import java.util.{HashMap => JHashMap}
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, JoinedRow, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
+import org.apache.spark.sql.types.LongType
 import org.apache.spark.unsafe.Platform
 
 /**
- * The Pending rows of state format 3, in parts: a part holds the rows of one group and bucket that
- * one micro-batch kept, at (0, seq) with `__seq` the micro-batch id in the high 32 bits and the
- * part's number in the task in the low ones (so that a micro-batch run again writes the same
- * keys); its `__bytes` are its rows one after the other, each as its time (8 bytes), its `__seq`
- * (8, as in format 2), its length (4) and its UnsafeRow bytes. A micro-batch thus writes a state
- * row per group and bucket it has rows for, where format 2 writes one per row and removes it
- * again: with a thousand rows a group and second, a thousandth of the writes.
+ * The input rows of streaming trailing windows that wait for the watermark, in Pending rows
+ * ([[TrailingStateLayout]]) that hold parts: a part holds the rows of one group and bucket (a
+ * second of their time) that one micro-batch kept, at (0, seq) with `__seq` the micro-batch id in
+ * the high 32 bits and the part's number in the task in the low ones (so that a micro-batch run
+ * again writes the same keys); its `__bytes` are its rows one after the other, each as its time
+ * (8 bytes), its own `__seq` ([[PendingParts.seq]], 8), its length (4) and its UnsafeRow bytes. A
+ * micro-batch thus writes a state row per group and bucket it has rows for, not one per row.
  *
- * A task holds a micro-batch's parts in memory until its input ends, or until they take
- * `partBytes`: then it writes them, and goes on with new parts. A part read when its bucket holds
- * rows due is removed once they are emitted, or written again with its rows that are not due yet.
+ * In a micro-batch, [[keep]] writes the input rows, but for those at or before the watermark for
+ * late rows (dropped, counted) and those without a time; [[readDue]] reads the rows at or before
+ * the eviction watermark; [[finish]], once they are emitted, removes the parts they emptied and
+ * writes again the others with their rows not due yet. A task holds a micro-batch's parts in
+ * memory until its input ends, or until they take `partBytes`: then it writes them, and goes on
+ * with new parts.
+ *
+ * Every row waiting is after the watermark for late rows, the eviction watermark of the
+ * micro-batch before, so the rows due are in the buckets from its one to the eviction
+ * watermark's: a prefix scan of each reads them, unless the watermark jumped over more buckets
+ * than a scan of the whole store costs ([[PendingParts.MaxBucketScans]]).
  */
-private[slidingwindow] final class PendingParts(store: StateStore, layout: TrailingFramesLayout,
-    lateMicros: Long, evictionMicros: Long, partBytes: Long)
-  extends PendingRows(store, layout, lateMicros, evictionMicros) {
+private[slidingwindow] final class PendingParts(store: StateStore, layout: TrailingStateLayout,
+    lateMicros: Long, evictionMicros: Long, partBytes: Long) {
   import PendingParts._
+  import TrailingStateLayout._
+
+  private val rows: TrailingStateLayout.Rows = layout.rows()
+  private val family: String = layout.dataFamily
+
+  var droppedLateRows = 0L
+  /** State rows put (new or written again). */
+  var rowsWritten = 0L
+  /** State rows put under a new key: the store's row count grows by [[rowsCreated]] - [[rowsRemoved]]. */
+  var rowsCreated = 0L
+  var rowsRemoved = 0L
+  var rowsRead = 0L
 
   private val emptied = mutable.ArrayBuffer.empty[UnsafeRow]
   private val rest = mutable.ArrayBuffer.empty[(UnsafeRow, Array[Byte])]
 
-  override def keep(input: Iterator[InternalRow], time: Expression, batchId: Long): Unit = {
+  /** Keeps a micro-batch's input rows; `time` is the ORDER BY expression, bound to them. */
+  def keep(input: Iterator[InternalRow], time: Expression, batchId: Long): Unit = {
     val keyOf = layout.keyOfInput(time)
     val toUnsafe = ProjectionPool.unsafe(layout.input.zipWithIndex.map { case (a, i) =>
       BoundReference(i, a.dataType, a.nullable) })
@@ -49,7 +70,7 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
       parts.clear()
       buffered = 0L
     }
-    droppedLateRows += PendingRows.eachKept(input, keyOf, layout.timeOrdinal, batchId, lateMicros) { (row, key) =>
+    droppedLateRows += eachKept(input, keyOf, layout.timeOrdinal, batchId, lateMicros) { (row, key) =>
       val t = key.getLong(layout.timeOrdinal)
       val rowSeq = key.getLong(layout.seqOrdinal)
       key.setLong(layout.timeOrdinal, 0L)
@@ -57,7 +78,7 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
       var part = parts.get(key)
       if (part == null) {
         val partKey = key.copy()
-        partKey.setLong(layout.seqOrdinal, PendingRows.seq(batchId, partNumber))
+        partKey.setLong(layout.seqOrdinal, seq(batchId, partNumber))
         partNumber += 1
         part = new Part(partKey)
         parts.put(key.copy(), part)
@@ -73,7 +94,8 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
     write()
   }
 
-  override def readDue(due: PendingRows.Due): Unit = scanDue { (key, value) =>
+  /** Gives `due` every row due, in no order; the eviction watermark is after the late rows' one. */
+  def readDue(due: Due): Unit = scanDue { (key, value) =>
     rowsRead += 1
     val bytes = value.getBinary(1)
     var notDue: Part = null
@@ -96,7 +118,8 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
     else rest += ((key.copy(), notDue.bytes()))
   }
 
-  override def finish(): Unit = {
+  /** Removes the rows [[readDue]] gave, once they are emitted. */
+  def finish(): Unit = {
     emptied.foreach(key => StateStoreApi.remove(store, key, family))
     rowsRemoved += emptied.length
     emptied.clear()
@@ -104,9 +127,72 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
     rowsWritten += rest.length
     rest.clear()
   }
+  /** Each Pending state row (key, value) of the buckets that hold the rows due. */
+  private def scanDue(visit: (UnsafeRow, UnsafeRow) => Unit): Unit = {
+    val (first, last) = (bucketOf(lateMicros), bucketOf(evictionMicros))
+    if (lateMicros != Long.MinValue && last - first < MaxBucketScans) {
+      var b = first
+      while (b <= last) {
+        val pending = StateStoreApi.prefixScan(store, rows.kindPrefix(Pending, b), family)
+        try pending.foreach(pair => visit(pair.key, pair.value)) finally pending.close()
+        b += 1
+      }
+    } else {
+      val all = StateStoreApi.iterator(store, family)
+      try all.foreach { pair =>
+        if (pair.key.getInt(0) == Pending) visit(pair.key, pair.value)
+      } finally all.close()
+    }
+  }
 }
 
 private[slidingwindow] object PendingParts {
+  /** Takes a row due. */
+  trait Due {
+    /**
+     * @param key  the key of its state row, whose partition key columns are the row's group
+     *             (valid during the call)
+     * @param time its time, microseconds
+     * @param seq  its `__seq`: rows of one group and time are emitted in its order
+     * @param row  the input row, valid until [[PendingParts.finish]]
+     */
+    def apply(key: UnsafeRow, time: Long, seq: Long, row: InternalRow): Unit
+  }
+
+  /** The most buckets of Pending rows a micro-batch scans one by one, rather than the whole store. */
+  val MaxBucketScans = 4096L
+
+  /**
+   * Gives `kept` each input row to keep with its key (`keyOf` over the input row followed by its
+   * `__seq`, [[seq]]), but for those without a time (left out) and those at or before the
+   * watermark for late rows (dropped); returns the rows dropped. The key is the projection's
+   * reused row.
+   */
+  def eachKept(input: Iterator[InternalRow], keyOf: UnsafeProjection, timeOrdinal: Int, batchId: Long,
+      lateMicros: Long)(kept: (InternalRow, UnsafeRow) => Unit): Long = {
+    val seqRow = new SpecificInternalRow(Seq(LongType)) // a long field: setLong does not box
+    val withSeq = new JoinedRow
+    var index = 0L
+    var dropped = 0L
+    input.foreach { row =>
+      seqRow.setLong(0, seq(batchId, index))
+      index += 1
+      val key = keyOf(withSeq(row, seqRow))
+      if (!key.isNullAt(timeOrdinal)) {
+        if (key.getLong(timeOrdinal) <= lateMicros) dropped += 1
+        else kept(row, key)
+      }
+    }
+    dropped
+  }
+
+  /**
+   * The `__seq` of the `index`th input row (or part) of a task in micro-batch `batchId`: the
+   * micro-batch id in the high 32 bits, the index in the low ones, so that a micro-batch run again
+   * writes the same keys.
+   */
+  def seq(batchId: Long, index: Long): Long = (batchId << 32) | (index & 0xffffffffL)
+
   /** A row's bytes in a part before its UnsafeRow's: time, seq, length. */
   val Header = 20
 

@@ -10,8 +10,8 @@ import org.apache.spark.sql.slidingwindow.windows.{FrameQueues, SaturatingTime}
 import org.apache.spark.unsafe.Platform
 
 /**
- * The frames of streaming trailing windows kept in the state between micro-batches (state formats
- * 2 and 3, [[TrailingFramesLayout]]): each group's Frames row holds, per frame, its Two-Stacks queue
+ * The frames of streaming trailing windows kept in the state between micro-batches
+ * ([[TrailingStateLayout]]): each group's Frames row holds, per frame, its Two-Stacks queue
  * (the back's aggregate and oldest time, the front's and the back's [[StoredStack]]s) and, for a
  * frame that ends `lag` before its rows, the two stacks of its FIFO of waiting partials
  * ([[PartialFifo]]); older elements of a stack are in its Chunk rows. [[open]] resumes a group's
@@ -31,10 +31,10 @@ import org.apache.spark.unsafe.Platform
  * @param lags    how far back each frame ends
  * @param chunkElements the elements of a stack's chunk, and at most of its tail in the Frames row
  */
-private[slidingwindow] final class TrailingFramesState(store: StateStore, layout: TrailingFramesLayout,
+private[slidingwindow] final class TrailingFramesState(store: StateStore, layout: TrailingStateLayout,
     summary: TrailingSummary, buffers: Array[AggregateBuffers], lags: Array[Long], largestSize: Long,
     chunkElements: Int) extends FrameQueues {
-  import TrailingFramesLayout._
+  import TrailingStateLayout._
 
   private val rows = layout.rows()
   private val family = layout.dataFamily

@@ -1,23 +1,35 @@
 package org.apache.spark.sql.slidingwindow.state
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, Literal, NamedExpression}
-import org.apache.spark.sql.types.{IntegerType, StructField}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, IntegralDivide, JoinedRow, Literal, NamedExpression, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
+import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructField, StructType}
 
 /**
- * How streaming trailing windows keep their state: one class per state format version, chosen
- * once from the version the query's checkpoint records (docs/state-format.md, section "Trailing
- * windows"):
- *  - 1 ([[TrailingRowsLayout]]): every kept input row, which each micro-batch reads again;
- *  - 2 ([[TrailingFramesLayout]]): the rows not emitted yet, and each group's frames (their
- *    Two-Stacks queues of partial aggregates), which a micro-batch resumes;
- *  - 3 ([[TrailingPartsLayout]]): as 2, with the rows not emitted yet in parts, one per group,
- *    second and micro-batch.
- * A stream without partition keys has one group, `__group` = 0.
+ * The state of streaming trailing windows (docs/state-format.md, section "Trailing windows"):
+ * keys `(__kind, __bucket, partition keys..., __time, __seq)`, prefix-encoded on
+ * `(__kind, __bucket)`, so that one prefix scan reads every row of a kind and bucket; values
+ * `(__row, __bytes)`, `__row` always null. The kinds ([[TrailingStateLayout.Pending]] and the
+ * others):
+ *  - Pending, at (0, seq): a part, the rows of one group and bucket that one micro-batch kept
+ *    ([[PendingParts]]), in `__bytes`, in the bucket of their second
+ *    ([[TrailingStateLayout.bucketOf]]): a micro-batch reads the buckets its watermark makes rows
+ *    due in, not every row waiting;
+ *  - Frames, at (0, 0): a group's frames ([[TrailingFramesState]]), in `__bytes`;
+ *  - Chunk, at (stack, chunk number): a run of older elements of one of those frames' stacks
+ *    ([[StoredStack]]), in `__bytes`;
+ *  (the kinds but Pending in bucket 0)
+ *  - Summary, one row with null partition keys: the store's row count and when the state may next
+ *    hold a group that no later row's frames reach ([[TrailingSummary]]), in `__bytes`.
+ * The partition keys are nullable in the schema, for the Summary row. A stream without partition
+ * keys has one group, `__group` = 0.
  */
-abstract class TrailingStateLayout(val version: Int, partitionSpec: Seq[Expression], val input: Seq[Attribute])
+final class TrailingStateLayout(partitionSpec: Seq[Expression], val input: Seq[Attribute])
   extends StateStoreSchema {
+  import TrailingStateLayout._
 
-  protected val groupFields: Seq[StructField] =
+  private val groupFields: Seq[StructField] =
     if (partitionSpec.isEmpty) Seq(StructField("__group", IntegerType, nullable = false))
     else partitionSpec.zipWithIndex.map {
       case (n: NamedExpression, _) => StructField(n.name, n.dataType, n.nullable)
@@ -28,32 +40,122 @@ abstract class TrailingStateLayout(val version: Int, partitionSpec: Seq[Expressi
   /** Whether the stream has no partition keys (one group). */
   val keyless: Boolean = partitionSpec.isEmpty
 
-  protected def groupExpressions: Seq[Expression] = if (partitionSpec.isEmpty) Seq(Literal(0)) else partitionSpec
+  private def groupExpressions: Seq[Expression] = if (partitionSpec.isEmpty) Seq(Literal(0)) else partitionSpec
 
   override val dataFamily: String = StateStoreApi.defaultFamily
+
+  /** The Pending rows of one task and micro-batch, in parts of at most `partBytes` of rows. */
+  def pendingRows(store: StateStore, lateMicros: Long, evictionMicros: Long, partBytes: Long): PendingParts =
+    new PendingParts(store, this, lateMicros, evictionMicros, partBytes)
+
+  private val kindFields = Seq(StructField("__kind", IntegerType, nullable = false),
+    StructField("__bucket", LongType, nullable = false))
+  private val timeFields = Seq(StructField("__time", LongType, nullable = false),
+    StructField("__seq", LongType, nullable = false))
+  override val keySchema: StructType =
+    StructType(kindFields ++ groupFields.map(_.copy(nullable = true)) ++ timeFields)
+  private val rowType = StructType(input.map(a => StructField(a.name, a.dataType, a.nullable)))
+  override val valueSchema: StructType = StructType(Seq(
+    StructField("__row", rowType, nullable = true), StructField("__bytes", BinaryType, nullable = true)))
+  override def keyEncoding(ordered: Boolean): StateStoreApi.KeyEncoding = StateStoreApi.prefixKeys(keySchema, 2)
+
+  val timeOrdinal: Int = 2 + groupWidth
+  val seqOrdinal: Int = 3 + groupWidth
+  val numInputFields: Int = input.length
+
+  /**
+   * The Pending key of an input row, at its time and `__seq`: over the input row followed by its
+   * `__seq`, a LongType column at ordinal `input.length`; `time` is the ORDER BY expression over
+   * the input. [[PendingParts]] reads the row's time and `__seq` from it, then keys its part.
+   */
+  def keyOfInput(time: Expression): UnsafeProjection =
+    ProjectionPool.unsafe(Seq(Literal(Pending), IntegralDivide(time, Literal(BucketMicros))) ++ groupExpressions ++
+      Seq(time, BoundReference(input.length, LongType, nullable = false)),
+      input :+ AttributeReference("__seq", LongType, nullable = false)())
+
+  /** The group of a key (its partition keys, or `__group`). */
+  def groupOfKey(): UnsafeProjection =
+    ProjectionPool.unsafe(groupFields.indices.map(i => BoundReference(i + 2, groupFields(i).dataType, nullable = true)))
+
+  /** Builds keys and byte values; one per task (reused rows). */
+  def rows(): TrailingStateLayout.Rows = new TrailingStateLayout.Rows(this)
+
+  private[state] def keyProjection: UnsafeProjection =
+    ProjectionPool.unsafe(keySchema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) })
+  private[state] def bytesProjection: UnsafeProjection =
+    ProjectionPool.unsafe(Seq(Literal(null, rowType), BoundReference(0, BinaryType, nullable = true)))
+  /** The state group of a row's partition keys (a keyless stream's is `__group` = 0). */
+  private[state] val keylessGroup: UnsafeRow = {
+    val row = new UnsafeRow(1)
+    row.pointTo(new Array[Byte](16), 16)
+    row.setInt(0, 0)
+    row
+  }
 }
 
 object TrailingStateLayout {
+  /**
+   * The state format version of trailing windows, which the operator's record holds; the only one
+   * this release reads and writes, and that of new queries.
+   */
+  val current: Int = 1
+
   /** The state format versions of trailing windows this release reads and writes. */
-  val supported: Seq[Int] = Seq(1, 2, 3)
+  val supported: Seq[Int] = Seq(current)
 
-  /** The version of new queries. */
-  val current: Int = 3
+  // The kinds: stored in keys, never renumbered.
+  val Pending = 0
+  val Frames = 1
+  val Chunk = 2
+  val Summary = 3
 
-  /** Internal, for tests and the fixtures of every version: the state format of new queries' trailing windows. */
-  val newQueriesKey = "spark.sql.slidingWindow.trailingWindows.state.formatVersion"
+  /** The width of a bucket of Pending rows: a second, in microseconds. */
+  val BucketMicros: Long = 1000000L
 
-  def forNewQuery(conf: org.apache.spark.sql.internal.SQLConf): Int = {
-    val version = conf.getConfString(newQueriesKey, current.toString).toInt
-    require(supported.contains(version), s"$newQueriesKey must be one of ${supported.mkString(", ")}, got $version")
-    version
-  }
+  /** The bucket of a Pending row at `time` (as `IntegralDivide` computes it in its key). */
+  def bucketOf(time: Long): Long = time / BucketMicros
 
-  def apply(version: Int, partitionSpec: Seq[Expression], input: Seq[Attribute]): TrailingStateLayout =
-    version match {
-      case 1 => new TrailingRowsLayout(partitionSpec, input)
-      case 2 => new TrailingFramesLayout(partitionSpec, input)
-      case 3 => new TrailingPartsLayout(partitionSpec, input)
-      case _ => throw new IllegalArgumentException(s"unknown trailing windows state format version $version")
+  /** Keys and `__bytes` values of one task: each result is valid until the next call. */
+  final class Rows(layout: TrailingStateLayout) {
+    private val kind = new SpecificInternalRow(Seq(IntegerType, LongType))
+    private val times = new SpecificInternalRow(Seq(LongType, LongType))
+    private val nullGroup = new GenericInternalRow(layout.groupWidth)
+    private val joined = new JoinedRow
+    private val withTimes = new JoinedRow
+    private val keyOf = layout.keyProjection
+    private val bytesRow = new GenericInternalRow(1)
+    private val valueOf = layout.bytesProjection
+    private val prefix = {
+      val row = new UnsafeRow(2)
+      row.pointTo(new Array[Byte](24), 24)
+      row
     }
+
+    /** The state group of the partition keys of a group's rows. */
+    def group(partitionKeys: UnsafeRow): UnsafeRow = if (layout.keyless) layout.keylessGroup else partitionKeys
+
+    /** The key of a row of kind `k` but Pending (bucket 0). */
+    def key(k: Int, group: InternalRow, time: Long, seq: Long): UnsafeRow = {
+      kind.setInt(0, k)
+      kind.setLong(1, 0L)
+      times.setLong(0, time)
+      times.setLong(1, seq)
+      keyOf(withTimes(joined(kind, if (group == null) nullGroup else group), times))
+    }
+
+    /** The key of the one Summary row. */
+    def summaryKey: UnsafeRow = key(Summary, null, 0L, 0L)
+
+    /** The prefix a scan of every row of kind `k` in `bucket` reads. */
+    def kindPrefix(k: Int, bucket: Long): UnsafeRow = {
+      prefix.setInt(0, k)
+      prefix.setLong(1, bucket)
+      prefix
+    }
+
+    def bytesValue(bytes: Array[Byte]): UnsafeRow = {
+      bytesRow.update(0, bytes)
+      valueOf(bytesRow)
+    }
+  }
 }

@@ -4,7 +4,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.unsafe.Platform
 
 /**
- * The Summary row of streaming trailing windows' state formats 2 and 3 ([[TrailingFramesLayout]]), one
+ * The Summary row of streaming trailing windows' state ([[TrailingStateLayout]]), one
  * per partition's store that holds other rows, written by every micro-batch:
  *  - the number of the other state rows of the store, counted by the operator as it
  *    creates and removes rows: so that Spark's RocksDB provider need not read every key before it
@@ -15,7 +15,7 @@ import org.apache.spark.unsafe.Platform
  * Its bytes: the time as a zigzag varint, then the count as a varint. A store with no other row
  * has none.
  */
-private[slidingwindow] final class TrailingSummary(store: StateStore, layout: TrailingFramesLayout) {
+private[slidingwindow] final class TrailingSummary(store: StateStore, layout: TrailingStateLayout) {
   private val rows = layout.rows()
   private var loaded = false
   private var stored = false // the store has the row

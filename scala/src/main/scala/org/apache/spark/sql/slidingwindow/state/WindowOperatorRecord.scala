@@ -71,7 +71,7 @@ final case class WindowOperatorRecord(
       ("grouping keys", list(keys), list(query.keys))
     ).find { case (_, recorded, now) => recorded != now }
       .orElse(TrailingRows.change(rows, query.rows))
-      .orElse(if (aggregatesInState) aggregateChange(query) else None)
+      .orElse(aggregateChange(query))
       .orElse {
         // Of the output modes, only append -> update loses windows (see above).
         val appendToUpdate = outputMode.contains(WindowOperatorRecord.Append) &&
@@ -80,10 +80,6 @@ final case class WindowOperatorRecord(
         else None
       }
   }
-
-  /** Whether the state depends on the aggregates: all but format 1 of trailing windows, which keeps rows. */
-  private def aggregatesInState: Boolean =
-    !(function == WindowOperatorRecord.trailingFunction && stateFormatVersion < 2)
 
   /**
    * A change of the aggregates: of what one computes, or of the buffers the state holds. When
@@ -188,22 +184,16 @@ object WindowOperatorRecord {
   /**
    * The record of streaming trailing windows, state format `version`: what their state holds
    * depends on the partition keys, the time and the largest frame's size (rows are kept that
-   * long) and, from format 2, which keeps each frame's partial aggregates, on the frames and
-   * their aggregates (`frames`: each column's SQL text and what it computes with its frame, in
-   * the current identity form and in form 1, and the types of its buffers). Format 1 keeps rows
-   * only, from which the aggregates are computed when they are emitted: a restart may change
-   * those, and the smaller frames.
+   * long) and, as it keeps each frame's partial aggregates, on the frames and their aggregates
+   * (`frames`: each column's SQL text and what it computes with its frame, in the current
+   * identity form and in form 1, and the types of its buffers).
    */
   def trailing(version: Int, largestSize: String, time: String, keys: Seq[String],
-      outputMode: Option[String], frames: Seq[TrailingFrameRecord]): WindowOperatorRecord = {
-    val pinned = version >= 2
-    def kept[T](values: Seq[T]): Seq[T] = if (pinned) values else Nil
+      outputMode: Option[String], frames: Seq[TrailingFrameRecord]): WindowOperatorRecord =
     WindowOperatorRecord(version, trailingFunction, s"'$largestSize'", s"`$time`", None, keys,
-      kept(frames.map(_.sql)), Some(kept(frames.map(_.computes))),
-      if (pinned) Some(frames.flatMap(_.bufferTypes)) else None, outputMode,
+      frames.map(_.sql), Some(frames.map(_.computes)), Some(frames.flatMap(_.bufferTypes)), outputMode,
       Some(StateArrangement(timeIndex = false, orderedRows = false)),
-      releasedIdentities = kept(frames.map(_.released)))
-  }
+      releasedIdentities = frames.map(_.released))
 
   /** What a trailing frame's column computes, for the record: see [[trailing]]. */
   final case class TrailingFrameRecord(sql: String, computes: String, released: String, bufferTypes: Seq[String])

@@ -7,7 +7,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, Partial
  * Where the frames of [[TrailingWindows]] keep their queues: per frame, the Two-Stacks queue of
  * the partials in its window and, for a frame that ends `lag` before its rows, the FIFO of the
  * partials waiting to enter it (null without a lag). [[open]] moves them to a group: in memory
- * ([[FrameQueues.inMemory]]) a group starts empty; a stream's state (state format 2 of trailing
+ * ([[FrameQueues.inMemory]]) a group starts empty; a stream's state (that of streaming trailing
  * windows) resumes the queues the group's last micro-batch left, and stores what changed.
  */
 trait FrameQueues {

@@ -14,7 +14,7 @@ import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
- * The stacks of streaming trailing windows' frames (state format 2) against plain models, with
+ * The stacks of streaming trailing windows' frames in their state against plain models, with
  * their chunks in a map standing for the state store: random pushes, pops and clears, each stack
  * written into a Frames row and reopened from it at random (a micro-batch ends), chunks of 1 to 5
  * elements (and another size at each reopening); every chunk a stack no longer holds is gone from
