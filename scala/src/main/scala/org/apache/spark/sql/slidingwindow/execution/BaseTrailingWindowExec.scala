@@ -84,22 +84,19 @@ trait BaseTrailingWindowExec extends UnaryExecNode {
     val (partitionSpec, orderSpec) = (this.partitionSpec, this.orderSpec)
     val bufferConf = WindowBufferConf(conf)
     new TrailingWindowsRun {
-      override def apply(rows: Iterator[InternalRow], emitAfter: Long): Iterator[InternalRow] =
-        run(rows, emitAfter, FrameQueues.inMemory(_, lags, bufferConf))
+      override def apply(rows: Iterator[InternalRow]): Iterator[InternalRow] =
+        withQueues(rows, FrameQueues.inMemory(_, lags, bufferConf))
 
       override def withQueues(rows: Iterator[InternalRow], queues: Array[AggregateBuffers] => FrameQueues)
-          : Iterator[InternalRow] = run(rows, Long.MinValue, queues)
-
-      private def run(rows: Iterator[InternalRow], emitAfter: Long,
-          queues: Array[AggregateBuffers] => FrameQueues): Iterator[InternalRow] = {
+          : Iterator[InternalRow] = {
         val buffers = aggregates.map(new AggregateBuffers(_, input)).toArray
         new TrailingWindowIterator(
           ProjectionPool.unsafe(partitionSpec, input),
           BindReferences.bindReference(orderSpec.head.child, input),
-          new TrailingWindows(sizes, lags, buffers, queues(buffers), emitAfter),
+          new TrailingWindows(sizes, lags, buffers, queues(buffers)),
           SpillableRows(SQLConf.get), // the task's copy of the session's settings
           ProjectionPool.unsafe(outputExpressions, input ++ results),
-          rows, numGroups, numOutputRows, emitAfter)
+          rows, numGroups, numOutputRows)
       }
     }
   }
@@ -110,16 +107,12 @@ trait BaseTrailingWindowExec extends UnaryExecNode {
  * time order: made on the driver ([[BaseTrailingWindowExec]]), run in the task.
  */
 trait TrailingWindowsRun extends Serializable {
-  /**
-   * The rows with their windows, the frames' queues in memory (each group starts empty); the
-   * rows at or before `emitAfter` are only in the windows of the later ones, not in the output
-   * (Long.MinValue: every row is).
-   */
-  def apply(rows: Iterator[InternalRow], emitAfter: Long): Iterator[InternalRow]
+  /** The rows with their windows, the frames' queues in memory (each group starts empty). */
+  def apply(rows: Iterator[InternalRow]): Iterator[InternalRow]
 
   /**
-   * The rows with their windows, every one in the output, the frames' queues those `queues`
-   * keeps for the frames' aggregates (a stream's state resumes each group's).
+   * The rows with their windows, the frames' queues those `queues` keeps for the frames'
+   * aggregates (a stream's state resumes each group's).
    */
   def withQueues(rows: Iterator[InternalRow], queues: Array[AggregateBuffers] => FrameQueues): Iterator[InternalRow]
 }

@@ -38,7 +38,7 @@ case class TrailingWindowExec(
 
   override protected def doExecute(): RDD[InternalRow] = {
     val windows = trailingWindows(longMetric("numGroups"), longMetric("numOutputRows"))
-    child.execute().mapPartitionsInternal(rows => windows(rows, Long.MinValue))
+    child.execute().mapPartitionsInternal(rows => windows(rows))
   }
 
   override protected def withNewChildInternal(newChild: SparkPlan): TrailingWindowExec =

@@ -16,9 +16,6 @@ import org.apache.spark.sql.slidingwindow.windows.TrailingWindows
  *                      for byte, as Spark's WindowExec compares them)
  * @param time          the time, bound to the input rows
  * @param output        the output row from an input row joined with every size's results
- * @param emitAfter     rows at a time at or before it are in the windows of later rows only, not
- *                      in the output (a stream's rows emitted by earlier micro-batches);
- *                      Long.MinValue writes every row out
  */
 final class TrailingWindowIterator(
     partitionKeys: UnsafeProjection,
@@ -28,8 +25,7 @@ final class TrailingWindowIterator(
     output: UnsafeProjection,
     input: Iterator[InternalRow],
     numGroups: SQLMetric,
-    numOutputRows: SQLMetric,
-    emitAfter: Long = Long.MinValue) extends Iterator[InternalRow] {
+    numOutputRows: SQLMetric) extends Iterator[InternalRow] {
 
   private var groupKey: UnsafeRow = _
   private var written: Iterator[UnsafeRow] = Iterator.empty
@@ -84,16 +80,15 @@ final class TrailingWindowIterator(
     }
     val t = pendingTime
     val hasTime = pendingHasTime
-    val emit = !hasTime || emitAfter == Long.MinValue || t > emitAfter
     peers.clear()
-    if (emit) peers.add(pending)
+    peers.add(pending)
     windows.begin(pending, hasTime, t)
     pending = null
     var more = true
     while (more && input.hasNext) {
       read(input.next())
       if (pendingKey == groupKey && pendingHasTime == hasTime && (!hasTime || pendingTime == t)) {
-        if (emit) peers.add(pending)
+        peers.add(pending)
         windows.add(pending)
         pending = null
       } else {
@@ -105,13 +100,8 @@ final class TrailingWindowIterator(
       pending = pending.copy()
       pendingKey = pendingKey.copy()
     }
-    if (emit) {
-      results = chain(windows.results(hasTime, t))
-      written = peers.generateIterator()
-    } else {
-      windows.pass(hasTime, t)
-      written = Iterator.empty
-    }
+    results = chain(windows.results(hasTime, t))
+    written = peers.generateIterator()
     true
   }
 }

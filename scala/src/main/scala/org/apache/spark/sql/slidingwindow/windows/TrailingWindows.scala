@@ -16,31 +16,21 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, Aggrega
  * Rows with a null time are peers of each other only: their window is themselves, lag or not (as
  * in Spark's RANGE frames).
  *
- * A stream's micro-batch reads the rows it emitted before again, for the windows of its later
- * ones, which all come after `emitAfter`: a time at or before `emitAfter - size` is in none of
- * them, so that frame skips it.
- *
  * @param sizes     how far back each frame starts, in microseconds
  * @param lags      how far back each frame ends
  * @param buffers   the aggregates of each frame, over the group's input rows
  * @param frames    the frames' queues
- * @param emitAfter the rows with results come after it (Long.MinValue: any row)
  */
 final class TrailingWindows(
     sizes: Array[Long],
     lags: Array[Long],
     buffers: Array[AggregateBuffers],
-    frames: FrameQueues,
-    emitAfter: Long = Long.MinValue) {
+    frames: FrameQueues) {
   private val queues = sizes.indices.map(frames.queue).toArray
   private val waiting = sizes.indices.map(frames.waiting).toArray
   private val builders = buffers.map(new PartialBuilder(_))
   private val parts = new AggregateParts
   private val out = new Array[InternalRow](sizes.length)
-  // The latest time each frame skips (with `emitAfter` only), and which frames take the current time.
-  private val skips = emitAfter != Long.MinValue
-  private val skipsThrough = sizes.map(size => SaturatingTime.sub(emitAfter, size))
-  private val taking = Array.fill(sizes.length)(true)
 
   /** A new group, of partition keys `group`: its frames are those [[FrameQueues.open]] gives. */
   def reset(group: UnsafeRow): Unit = frames.open(group)
@@ -49,8 +39,7 @@ final class TrailingWindows(
   def begin(row: InternalRow, hasTime: Boolean, time: Long): Unit = {
     var i = 0
     while (i < sizes.length) {
-      taking(i) = !skips || !hasTime || time > skipsThrough(i)
-      if (taking(i)) builders(i).begin(row)
+      builders(i).begin(row)
       i += 1
     }
   }
@@ -59,7 +48,7 @@ final class TrailingWindows(
   def add(row: InternalRow): Unit = {
     var i = 0
     while (i < sizes.length) {
-      if (taking(i)) builders(i).add(row)
+      builders(i).add(row)
       i += 1
     }
   }
@@ -70,7 +59,6 @@ final class TrailingWindows(
    * which may point into its queue's partials), not a copy.
    */
   def results(hasTime: Boolean, time: Long): Array[InternalRow] = {
-    assert(!skips || !hasTime || time > emitAfter, "a time with results comes after emitAfter")
     var i = 0
     while (i < sizes.length) {
       if (hasTime) {
@@ -83,18 +71,6 @@ final class TrailingWindows(
       i += 1
     }
     out
-  }
-
-  /**
-   * The time's rows enter the windows of later times, without results of their own: rows a
-   * stream emitted in an earlier micro-batch, read again for the windows of its later rows.
-   */
-  def pass(hasTime: Boolean, time: Long): Unit = if (hasTime) {
-    var i = 0
-    while (i < sizes.length) {
-      if (taking(i)) enter(i, time)
-      i += 1
-    }
   }
 
   /** Frame `i` moves to `time`: the time's partial is pushed (or waits for the lag), the old evicted. */
