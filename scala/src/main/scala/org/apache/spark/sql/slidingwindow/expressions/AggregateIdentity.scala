@@ -185,9 +185,12 @@ object AggregateIdentity {
     val companion = Class.forName(e.getClass.getName + "$", true, e.getClass.getClassLoader)
     val module = companion.getField("MODULE$").get(null)
     val method = companion.getMethod("$lessinit$greater$default$" + (i + 1))
-    val default = if (released) method.invoke(module) else SQLConf.withExistingConf(new SQLConf)(method.invoke(module))
+    val default = if (released) method.invoke(module) else SQLConf.withExistingConf(sparkDefaults)(method.invoke(module))
     default == value
   }.getOrElse(false)
+
+  /** Spark's default of every setting, read only (by the defaults of constructor arguments). */
+  private lazy val sparkDefaults = new SQLConf
 
   /** A class name that is the same in every JVM: lambdas' generated suffixes dropped. */
   private def className(value: Any): String =

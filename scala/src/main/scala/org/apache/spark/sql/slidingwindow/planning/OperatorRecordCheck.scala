@@ -32,8 +32,10 @@ import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateFormatVe
  * The record is read once per run of a query (the first micro-batch it plans), on the driver.
  */
 object OperatorRecordCheck {
-  private val runs = new ConcurrentHashMap[(UUID, Long), (Int, StateArrangement)]()
-  private val rowsOfRuns = new ConcurrentHashMap[(UUID, Long), Option[TrailingRows]]()
+  /** What a run's check found: the version, arrangement and (trailing windows) rows of the state. */
+  private final case class Checked(version: Int, arrangement: StateArrangement, rows: Option[TrailingRows])
+
+  private val runs = new ConcurrentHashMap[(UUID, Long), Checked]()
 
   /**
    * The state format version and state arrangement operator `operatorId` runs with; fails on a
@@ -44,8 +46,11 @@ object OperatorRecordCheck {
       execution: IncrementalExecution,
       operatorId: Long,
       query: WindowOperatorRecord,
-      supported: Seq[Int] = StateFormatVersion.supported): (Int, StateArrangement) =
-    runs.computeIfAbsent((execution.runId, operatorId), _ => check(session, execution, operatorId, query, supported))
+      supported: Seq[Int] = StateFormatVersion.supported): (Int, StateArrangement) = {
+    val checked =
+      runs.computeIfAbsent((execution.runId, operatorId), _ => check(session, execution, operatorId, query, supported))
+    (checked.version, checked.arrangement)
+  }
 
   /**
    * The rows the state of trailing windows operator `operatorId` keeps, as its record says
@@ -53,34 +58,32 @@ object OperatorRecordCheck {
    * (written before they were recorded: the query's are the state's).
    */
   def recordedRows(execution: IncrementalExecution, operatorId: Long): Option[TrailingRows] =
-    rowsOfRuns.getOrDefault((execution.runId, operatorId), None)
+    Option(runs.get((execution.runId, operatorId))).flatMap(_.rows)
 
   private def check(
       session: SparkSession,
       execution: IncrementalExecution,
       operatorId: Long,
       query: WindowOperatorRecord,
-      supported: Seq[Int]): (Int, StateArrangement) = {
+      supported: Seq[Int]): Checked = {
     val conf = session.sessionState.conf
     val operatorDir = new Path(execution.checkpointLocation, operatorId.toString)
     val file = new Path(operatorDir, "_sliding_window_agg/operator.json")
     val fs = file.getFileSystem(session.sessionState.newHadoopConf())
     val checkpoint = new Path(execution.checkpointLocation).getParent.toString
 
-    def write(record: WindowOperatorRecord): (Int, StateArrangement) = {
+    def write(record: WindowOperatorRecord): Checked = {
       CheckpointFiles.write(fs, file, record.json)
-      rowsOfRuns.put((execution.runId, operatorId), record.rows)
-      (record.stateFormatVersion, record.arrangement.get)
+      Checked(record.stateFormatVersion, record.arrangement.get, record.rows)
     }
     // A query that says its arrangement (trailing windows have one only) keeps it.
-    def newQuery(): (Int, StateArrangement) =
+    def newQuery(): Checked =
       write(if (query.arrangement.isDefined) query else query.withArrangement(StateArrangement.forNewQuery(conf)))
 
     if (execution.currentBatchId == 0) {
       newQuery()
     } else if (fs.exists(file)) {
       val recorded = WindowOperatorRecord.fromJson(CheckpointFiles.read(fs, file).get)
-      rowsOfRuns.put((execution.runId, operatorId), recorded.rows)
       if (!supported.contains(recorded.stateFormatVersion)) {
         WindowErrors.stateFormatUnsupported(query.function, recorded.stateFormatVersion,
           supported, checkpoint)
@@ -95,7 +98,7 @@ object OperatorRecordCheck {
       if (recorded.outputMode != query.outputMode || recorded.arrangement.isEmpty || !recorded.current) {
         write(recorded.ranIn(query).withArrangement(arrangement))
       } else {
-        (recorded.stateFormatVersion, arrangement)
+        Checked(recorded.stateFormatVersion, arrangement, recorded.rows)
       }
     } else if (fs.exists(operatorDir)) {
       val arrangement = StateArrangement.unrecorded(conf)
