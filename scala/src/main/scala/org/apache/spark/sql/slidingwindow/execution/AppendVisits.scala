@@ -1,9 +1,11 @@
 package org.apache.spark.sql.slidingwindow.execution
 
+import org.apache.spark.sql.slidingwindow.stored.StoredQueue
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.TwoStacks
-import org.apache.spark.sql.slidingwindow.state.StateRowKind.Partial
+import org.apache.spark.sql.slidingwindow.state.sliding.StateRowKind.Partial
 import org.apache.spark.sql.slidingwindow.windows.{LongQueue, SaturatingTime, SlidingWindowSweep, Starts, WindowSink}
 
 /**

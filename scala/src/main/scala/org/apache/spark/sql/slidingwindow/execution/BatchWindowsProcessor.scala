@@ -4,7 +4,7 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.slidingwindow.state.StateRowKind.Partial
+import org.apache.spark.sql.slidingwindow.state.sliding.StateRowKind.Partial
 import org.apache.spark.sql.slidingwindow.windows.StreamTimeWindows
 
 /**

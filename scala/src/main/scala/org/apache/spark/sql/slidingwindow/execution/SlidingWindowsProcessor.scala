@@ -5,7 +5,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.PartialBuilder
-import org.apache.spark.sql.slidingwindow.state.StateRowKind.Partial
+import org.apache.spark.sql.slidingwindow.state.sliding.StateRowKind.Partial
 
 /**
  * Sliding windows (docs/contract.md, "Sliding windows") in one micro-batch of one partition:

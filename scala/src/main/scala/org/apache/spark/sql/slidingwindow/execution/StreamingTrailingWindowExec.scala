@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{PendingParts, StateStoreSchema, TrailingFramesState, TrailingStateLayout, WindowState}
+import org.apache.spark.sql.slidingwindow.state.{OperatorState, PendingParts, StateStoreSchema, TrailingFramesState, TrailingStateLayout}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -98,7 +98,7 @@ case class StreamingTrailingWindowExec(
 
     // The operator counts its state rows: its stores skip the provider's count where Spark lets
     // them (Spark 4), unless the tests check one against the other.
-    val verifyCount = conf.getConfString(WindowState.verifyRowCountKey, "false").toBoolean
+    val verifyCount = OperatorState.verifyRowCount(conf)
     val ownCount = WindowStateStoreWriter.storesMaySkipRowCount
     val numTotal = longMetric("numTotalStateRows")
 

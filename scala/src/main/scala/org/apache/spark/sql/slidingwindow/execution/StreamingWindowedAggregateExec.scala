@@ -16,7 +16,8 @@ import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefi
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.idle.{EarliestVisit, IdleClock, IdleSettings}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{RecordCache, RecordLimits, StateArrangement, WindowState, WindowStateLayout}
+import org.apache.spark.sql.slidingwindow.state.sliding.{RecordCache, RecordLimits, WindowState, WindowStateLayout}
+import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -128,7 +129,7 @@ case class StreamingWindowedAggregateExec(
     // Where the operator counts its state rows, its stores skip the provider's count, unless the
     // tests check one against the other.
     val ownCount = WindowState.countsOwnRows(layout, arrangement)
-    val verifyCount = ownCount && conf.getConfString(WindowState.verifyRowCountKey, "false").toBoolean
+    val verifyCount = ownCount && OperatorState.verifyRowCount(conf)
     val numTotal = longMetric("numTotalStateRows")
     val numClosedWhileIdle = longMetric("numWindowsClosedWhileIdle")
     // Where windows close while the input is quiet: Spark's own eviction watermark (windows past it

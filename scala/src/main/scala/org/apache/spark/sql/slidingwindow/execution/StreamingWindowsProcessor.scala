@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf, WindowContents}
 import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
-import org.apache.spark.sql.slidingwindow.state.{WindowState, WindowStateLayout}
+import org.apache.spark.sql.slidingwindow.state.sliding.{WindowState, WindowStateLayout}
 import org.apache.spark.sql.slidingwindow.windows.WindowSink
 
 /** What one micro-batch of one partition of a streaming windowed aggregation works with. */

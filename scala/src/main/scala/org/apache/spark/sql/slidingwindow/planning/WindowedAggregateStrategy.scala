@@ -10,7 +10,8 @@ import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.idle.IdleSettings
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate}
-import org.apache.spark.sql.slidingwindow.state.{StateArrangement, StateFormatVersion, WindowOperatorRecord}
+import org.apache.spark.sql.slidingwindow.state.{StateArrangement, WindowOperatorRecord}
+import org.apache.spark.sql.slidingwindow.state.sliding.StateFormatVersion
 import org.apache.spark.sql.slidingwindow.analysis.TimeColumnWatermark
 
 /**

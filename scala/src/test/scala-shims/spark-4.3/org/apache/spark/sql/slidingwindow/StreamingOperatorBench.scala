@@ -13,7 +13,8 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowsContext, StreamingWindowsProcessor, WindowRowWriter, WindowStateStoreWriter}
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition, WindowFunction, WindowKind}
-import org.apache.spark.sql.slidingwindow.state.{RecordCache, RecordLimits, StateArrangement, WindowState, WindowStateLayout}
+import org.apache.spark.sql.slidingwindow.state.sliding.{RecordCache, RecordLimits, WindowState, WindowStateLayout}
+import org.apache.spark.sql.slidingwindow.state.StateArrangement
 import org.apache.spark.sql.types.{LongType, TimestampType}
 
 /**

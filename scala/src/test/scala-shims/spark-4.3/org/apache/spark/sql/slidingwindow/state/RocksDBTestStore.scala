@@ -1,5 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 
+import org.apache.spark.sql.slidingwindow.state.sliding.{RecordLimits, WindowState, WindowStateCodec, WindowStateLayout}
+
 import java.nio.file.Files
 
 import org.apache.hadoop.conf.Configuration
