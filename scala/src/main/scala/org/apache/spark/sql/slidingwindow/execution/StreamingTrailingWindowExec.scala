@@ -9,7 +9,9 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{OperatorState, PendingParts, StateStoreSchema, TrailingFramesState, TrailingStateLayout}
+import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateStoreSchema}
+import org.apache.spark.sql.slidingwindow.state.trailing.{PendingParts, TrailingState, TrailingStateLayout}
+import org.apache.spark.sql.slidingwindow.stored.StoredFrames
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
 
@@ -25,7 +27,7 @@ import org.apache.spark.util.CompletionIterator
  * @param time     the ORDER BY column, with the watermark that says which rows are due and which
  *                 are late (that of the TIMESTAMP column it is `unix_micros` of, if it is)
  * @param timeName the name of that TIMESTAMP column
- * @param stateFormatVersion the version of its state its checkpoint records ([[TrailingStateLayout.supported]])
+ * @param stateFormatVersion the version of its state its checkpoint records ([[TrailingStateLayout.supported]], [[TrailingState]])
  */
 case class StreamingTrailingWindowExec(
     windowExpressions: Seq[NamedExpression],
@@ -91,9 +93,9 @@ case class StreamingTrailingWindowExec(
     val time = BindReferences.bindReference(orderSpec.head.child, child.output)
     val late = eventTimeWatermarkForLateEvents.map(_ * 1000).getOrElse(Long.MinValue)
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000).getOrElse(Long.MinValue)
-    val (batchId, largestSize) = (getStateInfo.storeVersion, this.largestSize)
+    val (batchId, largestSize, version) = (getStateInfo.storeVersion, this.largestSize, stateFormatVersion)
     val lags = bySpan.map(_._1._2).toArray
-    val chunkElements = TrailingFramesState.chunkElements(conf)
+    val chunkElements = StoredFrames.chunkElements(conf)
     val partBytes = PendingParts.partBytes(conf)
 
     // The operator counts its state rows: its stores skip the provider's count where Spark lets
@@ -105,8 +107,9 @@ case class StreamingTrailingWindowExec(
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val processor = new TrailingFramesProcessor(store, layout, time, batchId, late, eviction, largestSize, lags,
-        chunkElements, partBytes, windows)
+      val state = TrailingState(version, store, layout, late, eviction, partBytes, verifyCount)
+      val processor = new TrailingFramesProcessor(state, time, batchId, late, eviction, largestSize, lags,
+        chunkElements, windows)
       val out = processor.process(rows)
       // As Spark's StateStoreSaveExec: the rows are handed on as they are computed, and the store
       // is committed once the last one is.
@@ -114,17 +117,13 @@ case class StreamingTrailingWindowExec(
         processor.finish()
         updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
         numDropped += processor.droppedLateRows
-        numUpdated += processor.rowsWritten
-        numRemoved += processor.rowsRemoved
-        numRead += processor.rowsRead
-        commitTime += timeTakenMs { store.commit() }
+        val done = state.metrics
+        numUpdated += done.rowsWritten
+        numRemoved += done.rowsRemoved
+        numRead += done.rowsRead
+        commitTime += timeTakenMs { state.commit() }
         setStoreMetrics(store)
-        val count = processor.rowCount
-        if (verifyCount && store.metrics.numKeys != count) {
-          throw new IllegalStateException(
-            s"state rows counted by the operator: $count, by the provider: ${store.metrics.numKeys}")
-        }
-        if (ownCount) numTotal.set(count)
+        if (ownCount) done.rowCount.foreach(numTotal.set)
         setOperatorMetrics()
       })
     }

@@ -4,8 +4,8 @@ import java.util.{HashMap => JHashMap}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
-import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.state.{TrailingFramesState, TrailingStateLayout, TrailingSummary}
+import org.apache.spark.sql.slidingwindow.state.trailing.TrailingState
+import org.apache.spark.sql.slidingwindow.stored.StoredFrames
 
 /**
  * One micro-batch of one partition of streaming trailing windows, over their state
@@ -16,12 +16,12 @@ import org.apache.spark.sql.slidingwindow.state.{TrailingFramesState, TrailingSt
  *  2. the Pending rows at or before the eviction watermark are due: a prefix scan of each bucket
  *     between the two watermarks reads them;
  *  3. each group with rows due resumes its frames where its last micro-batch left them
- *     ([[TrailingFramesState]]), its rows due go through them in time order (the algorithm of
+ *     ([[StoredFrames]]), its rows due go through them in time order (the algorithm of
  *     batch queries, [[TrailingWindowsRun]]), each emitted with its windows, and its frames are
  *     stored again;
  *  4. once the output is read, the rows emitted are removed, and so are the groups whose frames
- *     no later row reaches ([[TrailingFramesState.sweep]]); the Summary row counts the store's
- *     rows ([[TrailingSummary]]), where it has any.
+ *     no later row reaches ([[StoredFrames.sweep]]); the state's commit writes the Summary row,
+ *     which counts the store's rows ([[TrailingState]]).
  * No row comes at or before an emitted time later: it would be late. So a row's windows are
  * complete when it is emitted, a row is emitted exactly once, and a group's frames only ever
  * receive times after those they hold. A micro-batch reads the rows waiting for the watermark and
@@ -29,13 +29,11 @@ import org.apache.spark.sql.slidingwindow.state.{TrailingFramesState, TrailingSt
  *
  * @param time    the ORDER BY expression, bound to the input rows (microseconds)
  * @param lags    how far back each frame ends, frames in the operator's order
- * @param chunkElements the elements of a chunk of the frames' stacks ([[TrailingFramesState]])
- * @param partBytes the bytes of rows a task holds in Pending parts before it writes them
+ * @param chunkElements the elements of a chunk of the frames' stacks ([[StoredFrames]])
  * @param windows the shared algorithm over rows clustered by group, in time order
  */
 final class TrailingFramesProcessor(
-    store: StateStore,
-    layout: TrailingStateLayout,
+    state: TrailingState,
     time: Expression,
     batchId: Long,
     lateMicros: Long,
@@ -43,21 +41,13 @@ final class TrailingFramesProcessor(
     largestSize: Long,
     lags: Array[Long],
     chunkElements: Int,
-    partBytes: Long,
     windows: TrailingWindowsRun) {
 
-  private val pending = layout.pendingRows(store, lateMicros, evictionMicros, partBytes)
-  private val summary = new TrailingSummary(store, layout)
-  private var frames: TrailingFramesState = _
+  private val layout = state.layout
+  private val pending = state.pending
+  private var frames: StoredFrames = _
 
-  private def ofFrames(f: TrailingFramesState => Long): Long = if (frames == null) 0L else f(frames)
-  private var summaryWritten = false
   def droppedLateRows: Long = pending.droppedLateRows
-  def rowsWritten: Long = pending.rowsWritten + ofFrames(_.rowsWritten) + (if (summaryWritten) 1 else 0)
-  def rowsRemoved: Long = pending.rowsRemoved + ofFrames(_.rowsRemoved)
-  def rowsRead: Long = pending.rowsRead + ofFrames(_.rowsRead) + summary.rowsRead
-  /** The store's rows, as the operator counts them, once [[finish]]ed. */
-  def rowCount: Long = summary.rowCount
 
   /**
    * The rows this micro-batch emits, with their windows; [[finish]] once they are read. A
@@ -68,7 +58,7 @@ final class TrailingFramesProcessor(
     pending.keep(input, time, batchId)
     if (evictionMicros <= lateMicros) Iterator.empty
     else windows.withQueues(due(), buffers => {
-      frames = new TrailingFramesState(store, layout, summary, buffers, lags, largestSize, chunkElements)
+      frames = new StoredFrames(state.frames, buffers, lags, largestSize, chunkElements)
       frames
     })
   }
@@ -106,8 +96,8 @@ final class TrailingFramesProcessor(
   }
 
   /**
-   * Stores the last group's frames, removes the rows emitted and the groups no row reaches, and
-   * writes the Summary row.
+   * Stores the last group's frames, and removes the rows emitted and the groups no row reaches;
+   * the state's commit follows.
    */
   def finish(): Unit = {
     if (frames != null) {
@@ -115,9 +105,6 @@ final class TrailingFramesProcessor(
       frames.sweep(evictionMicros)
     }
     pending.finish()
-    summary.created += pending.rowsCreated
-    summary.removed += pending.rowsRemoved
-    summaryWritten = summary.save()
   }
 }
 

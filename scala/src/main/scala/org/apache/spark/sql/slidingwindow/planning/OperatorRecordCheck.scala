@@ -8,7 +8,8 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.IncrementalExecution
-import org.apache.spark.sql.slidingwindow.state.{StateArrangement, TrailingRows, WindowOperatorRecord}
+import org.apache.spark.sql.slidingwindow.state.{StateArrangement, WindowOperatorRecord}
+import org.apache.spark.sql.slidingwindow.state.trailing.TrailingRows
 import org.apache.spark.sql.slidingwindow.state.sliding.StateFormatVersion
 
 /**

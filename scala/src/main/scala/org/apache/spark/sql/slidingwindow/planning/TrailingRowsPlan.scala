@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expr
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan}
 import org.apache.spark.sql.slidingwindow.analysis.PlanStreamingTrailingWindows
 import org.apache.spark.sql.slidingwindow.logical.{StreamingTrailingWindow, TrailingColumn}
-import org.apache.spark.sql.slidingwindow.state.TrailingRows
+import org.apache.spark.sql.slidingwindow.state.trailing.TrailingRows
 import org.apache.spark.sql.types.TimestampType
 
 /**

@@ -10,7 +10,8 @@ import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec
 import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, TrailingFrame, WindowSize}
 import org.apache.spark.sql.slidingwindow.logical.StreamingTrailingWindow
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
-import org.apache.spark.sql.slidingwindow.state.{TrailingStateLayout, WindowOperatorRecord}
+import org.apache.spark.sql.slidingwindow.state.trailing.TrailingStateLayout
+import org.apache.spark.sql.slidingwindow.state.WindowOperatorRecord
 import org.apache.spark.sql.slidingwindow.state.WindowOperatorRecord.TrailingFrameRecord
 
 /**
@@ -52,7 +53,7 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
         val frame = c.sql.substring(0, c.sql.lastIndexOf(" AS "))
         val identity = AggregateIdentity.of(aggregate)
         val over = frame.substring(frame.lastIndexOf(" OVER "))
-        TrailingFrameRecord(frame, identity.computes + over, identity.released + over,
+        TrailingFrameRecord(frame, identity.computes + over,
           c.function.aggBufferAttributes.map(_.dataType.sql))
       }
       val record = WindowOperatorRecord.trailing(TrailingStateLayout.current,

@@ -9,7 +9,7 @@ import org.apache.spark.unsafe.Platform
  * written as differences, which take 4 bytes for 30 seconds in microseconds instead of 8.
  * The grammar of those bytes: docs/state-format.md, section "The record's bytes".
  */
-private[state] final class CompactWriter {
+private[slidingwindow] final class CompactWriter {
   private var bytes = new Array[Byte](256)
   private var size = 0
 
@@ -68,7 +68,7 @@ private[state] final class CompactWriter {
 }
 
 /** Reads what a [[CompactWriter]] wrote, from `at` in `base`. */
-private[state] final class CompactReader(val base: AnyRef, var at: Long) {
+private[slidingwindow] final class CompactReader(val base: AnyRef, var at: Long) {
   def varint(): Long = {
     val in = base
     var i = at

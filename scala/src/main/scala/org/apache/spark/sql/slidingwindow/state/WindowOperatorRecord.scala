@@ -1,5 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 
+import org.apache.spark.sql.slidingwindow.state.trailing.TrailingRows
+
 import org.json4s.{DefaultFormats, Formats, JArray, JBool, JInt, JNothing, JObject, JString}
 import org.json4s.jackson.JsonMethods.{compact, parse, render}
 
@@ -185,18 +187,18 @@ object WindowOperatorRecord {
    * The record of streaming trailing windows, state format `version`: what their state holds
    * depends on the partition keys, the time and the largest frame's size (rows are kept that
    * long) and, as it keeps each frame's partial aggregates, on the frames and their aggregates
-   * (`frames`: each column's SQL text and what it computes with its frame, in the current
-   * identity form and in form 1, and the types of its buffers).
+   * (`frames`: each column's SQL text, what it computes with its frame, and the types of its
+   * buffers). No release wrote a trailing record in an earlier identity form: it has none to
+   * compare by.
    */
   def trailing(version: Int, largestSize: String, time: String, keys: Seq[String],
       outputMode: Option[String], frames: Seq[TrailingFrameRecord]): WindowOperatorRecord =
     WindowOperatorRecord(version, trailingFunction, s"'$largestSize'", s"`$time`", None, keys,
       frames.map(_.sql), Some(frames.map(_.computes)), Some(frames.flatMap(_.bufferTypes)), outputMode,
-      Some(StateArrangement(timeIndex = false, orderedRows = false)),
-      releasedIdentities = frames.map(_.released))
+      Some(StateArrangement(timeIndex = false, orderedRows = false)))
 
   /** What a trailing frame's column computes, for the record: see [[trailing]]. */
-  final case class TrailingFrameRecord(sql: String, computes: String, released: String, bufferTypes: Seq[String])
+  final case class TrailingFrameRecord(sql: String, computes: String, bufferTypes: Seq[String])
 
   /**
    * The SQL text of an optimized aggregate without the names the optimizer generates per JVM
@@ -233,8 +235,7 @@ object WindowOperatorRecord {
         yield StateArrangement(index, ordered),
       // Written since identity form 2 (absent: form 1, release 0.2.0).
       identityForm = (json \ "identityForm").extractOpt[Int])
-    // Written since the rows of trailing windows were recorded (absent before: the
-    // restarted query's are the state's).
+    // Trailing windows' (absent from the windowed aggregation's).
     record.copy(rows = TrailingRows.fromJson(json \ "rows"))
   }
 }

@@ -1,4 +1,5 @@
 package org.apache.spark.sql.slidingwindow.state
+package trailing
 
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.unsafe.Platform
@@ -11,29 +12,25 @@ import org.apache.spark.unsafe.Platform
  *    writes or deletes it to count them (`trackTotalNumberOfRows`), the operator reports this
  *    count as `numRowsTotal` on Spark 4;
  *  - when the state may first hold a group whose frames no later row reaches
- *    ([[TrailingFramesState.sweep]]; Long.MaxValue: none).
+ *    ([[FramesRows.expired]]; Long.MaxValue: none).
  * Its bytes: the time as a zigzag varint, then the count as a varint. A store with no other row
  * has none.
  */
-private[slidingwindow] final class TrailingSummary(store: StateStore, layout: TrailingStateLayout) {
+private[trailing] final class TrailingSummary(store: StateStore, layout: TrailingStateLayout,
+    counters: StateCounters) {
   private val rows = layout.rows()
   private var loaded = false
   private var stored = false // the store has the row
   private var storedCount = 0L // the other rows
   private var sweepAt = Long.MaxValue
 
-  /** The rows this micro-batch created and removed so far. */
-  var created = 0L
-  var removed = 0L
-  var rowsRead = 0L
-
   private def load(): Unit = if (!loaded) {
     loaded = true
     val value = StateStoreApi.get(store, rows.summaryKey, layout.dataFamily)
     if (value != null) {
-      rowsRead += 1
+      counters.read += 1
       stored = true
-      val in = new CompactReader(value.getBinary(1), Platform.BYTE_ARRAY_OFFSET)
+      val in = new CompactReader(rows.bytesOf(value), Platform.BYTE_ARRAY_OFFSET)
       sweepAt = in.signed()
       storedCount = in.varint()
     }
@@ -48,27 +45,39 @@ private[slidingwindow] final class TrailingSummary(store: StateStore, layout: Tr
   /** After a sweep: the next one is due at `next`. */
   def swept(next: Long): Unit = { load(); sweepAt = next }
 
-  private def others: Long = { load(); storedCount + created - removed }
+  // The rows but this one: those the version read held, with this micro-batch's changes (the
+  // ledger's, this row's own counted apart).
+  private var ownCreated = 0L
+  private var ownRemoved = 0L
+  private def others: Long = { load(); storedCount + counters.created - ownCreated - counters.removed + ownRemoved }
 
-  /** The store's rows, this one included once [[save]]d. */
-  def rowCount: Long = others + (if (stored) 1 else 0)
+  /** The store's rows, this one included (it is kept where there is any other). */
+  def rowCount: Long = if (others == 0) 0L else others + 1
 
   /**
    * Writes the row, or removes it from a store with no other row: before the commit, after every
-   * other change. Whether it wrote it.
+   * other change.
    */
-  def save(): Boolean = {
-    if (others == 0) {
-      if (stored) StateStoreApi.remove(store, rows.summaryKey, layout.dataFamily)
+  def save(): Unit = {
+    val count = others
+    if (count == 0) {
+      if (stored) {
+        StateStoreApi.remove(store, rows.summaryKey, layout.dataFamily)
+        counters.removed += 1
+        ownRemoved += 1
+      }
       stored = false
-      false
     } else {
       val out = new CompactWriter
       out.signed(sweepAt)
-      out.varint(others)
+      out.varint(count)
       StateStoreApi.put(store, rows.summaryKey, rows.bytesValue(out.result(0)), layout.dataFamily)
+      counters.written += 1
+      if (!stored) {
+        counters.created += 1
+        ownCreated += 1
+      }
       stored = true
-      true
     }
   }
 }

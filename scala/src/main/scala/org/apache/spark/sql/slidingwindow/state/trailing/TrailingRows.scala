@@ -1,4 +1,5 @@
 package org.apache.spark.sql.slidingwindow.state
+package trailing
 
 import org.json4s.{DefaultFormats, Formats, JArray, JNothing, JObject, JString, JValue}
 
@@ -61,8 +62,8 @@ object TrailingRows {
 
   /**
    * A change of the rows from `recorded` to `now` that the state cannot follow: ("input
-   * columns", the recorded columns, the query's), each without the time's. None when either is
-   * not known (a record written before the rows were recorded: the query's order is the state's).
+   * columns", the recorded columns, the query's), each without the time's. None for the
+   * windowed aggregation's records, which hold no rows.
    */
   def change(recorded: Option[TrailingRows], now: Option[TrailingRows]): Option[(String, String, String)] =
     for (before <- recorded; after <- now if !before.readableAs(after))

@@ -1,4 +1,5 @@
 package org.apache.spark.sql.slidingwindow.state
+package trailing
 
 import java.util.{HashMap => JHashMap}
 
@@ -33,21 +34,16 @@ import org.apache.spark.unsafe.Platform
  * watermark's: a prefix scan of each reads them, unless the watermark jumped over more buckets
  * than a scan of the whole store costs ([[PendingParts.MaxBucketScans]]).
  */
-private[slidingwindow] final class PendingParts(store: StateStore, layout: TrailingStateLayout,
-    lateMicros: Long, evictionMicros: Long, partBytes: Long) {
+private[slidingwindow] final class PendingParts private[trailing] (store: StateStore, layout: TrailingStateLayout,
+    counters: StateCounters, lateMicros: Long, evictionMicros: Long, partBytes: Long) {
   import PendingParts._
   import TrailingStateLayout._
+  import TrailingRowKind._
 
   private val rows: TrailingStateLayout.Rows = layout.rows()
   private val family: String = layout.dataFamily
 
   var droppedLateRows = 0L
-  /** State rows put (new or written again). */
-  var rowsWritten = 0L
-  /** State rows put under a new key: the store's row count grows by [[rowsCreated]] - [[rowsRemoved]]. */
-  var rowsCreated = 0L
-  var rowsRemoved = 0L
-  var rowsRead = 0L
 
   private val emptied = mutable.ArrayBuffer.empty[UnsafeRow]
   private val rest = mutable.ArrayBuffer.empty[(UnsafeRow, Array[Byte])]
@@ -64,8 +60,8 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
     def write(): Unit = {
       parts.forEach { (_, part) =>
         StateStoreApi.put(store, part.key, rows.bytesValue(part.bytes()), family)
-        rowsWritten += 1
-        rowsCreated += 1
+        counters.written += 1
+        counters.created += 1
       }
       parts.clear()
       buffered = 0L
@@ -96,8 +92,8 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
 
   /** Gives `due` every row due, in no order; the eviction watermark is after the late rows' one. */
   def readDue(due: Due): Unit = scanDue { (key, value) =>
-    rowsRead += 1
-    val bytes = value.getBinary(1)
+    counters.read += 1
+    val bytes = rows.bytesOf(value)
     var notDue: Part = null
     var at = 0
     while (at < bytes.length) {
@@ -121,10 +117,10 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
   /** Removes the rows [[readDue]] gave, once they are emitted. */
   def finish(): Unit = {
     emptied.foreach(key => StateStoreApi.remove(store, key, family))
-    rowsRemoved += emptied.length
+    counters.removed += emptied.length
     emptied.clear()
     rest.foreach { case (key, bytes) => StateStoreApi.put(store, key, rows.bytesValue(bytes), family) }
-    rowsWritten += rest.length
+    counters.written += rest.length
     rest.clear()
   }
   /** Each Pending state row (key, value) of the buckets that hold the rows due. */
@@ -140,7 +136,7 @@ private[slidingwindow] final class PendingParts(store: StateStore, layout: Trail
     } else {
       val all = StateStoreApi.iterator(store, family)
       try all.foreach { pair =>
-        if (pair.key.getInt(0) == Pending) visit(pair.key, pair.value)
+        if (pair.key.getInt(0) == Pending.id) visit(pair.key, pair.value)
       } finally all.close()
     }
   }

@@ -1,8 +1,8 @@
 package org.apache.spark.sql.slidingwindow.state
+package trailing
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, IntegralDivide, JoinedRow, Literal, NamedExpression, SpecificInternalRow, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructField, StructType}
 
@@ -10,15 +10,14 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructFiel
  * The state of streaming trailing windows (docs/state-format.md, section "Trailing windows"):
  * keys `(__kind, __bucket, partition keys..., __time, __seq)`, prefix-encoded on
  * `(__kind, __bucket)`, so that one prefix scan reads every row of a kind and bucket; values
- * `(__row, __bytes)`, `__row` always null. The kinds ([[TrailingStateLayout.Pending]] and the
- * others):
+ * `(__bytes)`. The kinds ([[TrailingRowKind]]):
  *  - Pending, at (0, seq): a part, the rows of one group and bucket that one micro-batch kept
  *    ([[PendingParts]]), in `__bytes`, in the bucket of their second
  *    ([[TrailingStateLayout.bucketOf]]): a micro-batch reads the buckets its watermark makes rows
  *    due in, not every row waiting;
- *  - Frames, at (0, 0): a group's frames ([[TrailingFramesState]]), in `__bytes`;
- *  - Chunk, at (stack, chunk number): a run of older elements of one of those frames' stacks
- *    ([[StoredStack]]), in `__bytes`;
+ *  - Frames, at (0, 0): a group's frames ([[FramesRows]]), in `__bytes`;
+ *  - Chunk, at (stack, chunk number): a run of older elements of one of those frames' stacks, in
+ *    `__bytes`;
  *  (the kinds but Pending in bucket 0)
  *  - Summary, one row with null partition keys: the store's row count and when the state may next
  *    hold a group that no later row's frames reach ([[TrailingSummary]]), in `__bytes`.
@@ -44,19 +43,13 @@ final class TrailingStateLayout(partitionSpec: Seq[Expression], val input: Seq[A
 
   override val dataFamily: String = StateStoreApi.defaultFamily
 
-  /** The Pending rows of one task and micro-batch, in parts of at most `partBytes` of rows. */
-  def pendingRows(store: StateStore, lateMicros: Long, evictionMicros: Long, partBytes: Long): PendingParts =
-    new PendingParts(store, this, lateMicros, evictionMicros, partBytes)
-
   private val kindFields = Seq(StructField("__kind", IntegerType, nullable = false),
     StructField("__bucket", LongType, nullable = false))
   private val timeFields = Seq(StructField("__time", LongType, nullable = false),
     StructField("__seq", LongType, nullable = false))
   override val keySchema: StructType =
     StructType(kindFields ++ groupFields.map(_.copy(nullable = true)) ++ timeFields)
-  private val rowType = StructType(input.map(a => StructField(a.name, a.dataType, a.nullable)))
-  override val valueSchema: StructType = StructType(Seq(
-    StructField("__row", rowType, nullable = true), StructField("__bytes", BinaryType, nullable = true)))
+  override val valueSchema: StructType = StructType(Seq(StructField("__bytes", BinaryType, nullable = true)))
   override def keyEncoding(ordered: Boolean): StateStoreApi.KeyEncoding = StateStoreApi.prefixKeys(keySchema, 2)
 
   val timeOrdinal: Int = 2 + groupWidth
@@ -69,7 +62,7 @@ final class TrailingStateLayout(partitionSpec: Seq[Expression], val input: Seq[A
    * the input. [[PendingParts]] reads the row's time and `__seq` from it, then keys its part.
    */
   def keyOfInput(time: Expression): UnsafeProjection =
-    ProjectionPool.unsafe(Seq(Literal(Pending), IntegralDivide(time, Literal(BucketMicros))) ++ groupExpressions ++
+    ProjectionPool.unsafe(Seq(Literal(TrailingRowKind.Pending.id), IntegralDivide(time, Literal(BucketMicros))) ++ groupExpressions ++
       Seq(time, BoundReference(input.length, LongType, nullable = false)),
       input :+ AttributeReference("__seq", LongType, nullable = false)())
 
@@ -83,7 +76,7 @@ final class TrailingStateLayout(partitionSpec: Seq[Expression], val input: Seq[A
   private[state] def keyProjection: UnsafeProjection =
     ProjectionPool.unsafe(keySchema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) })
   private[state] def bytesProjection: UnsafeProjection =
-    ProjectionPool.unsafe(Seq(Literal(null, rowType), BoundReference(0, BinaryType, nullable = true)))
+    ProjectionPool.unsafe(Seq(BoundReference(0, BinaryType, nullable = true)))
   /** The state group of a row's partition keys (a keyless stream's is `__group` = 0). */
   private[state] val keylessGroup: UnsafeRow = {
     val row = new UnsafeRow(1)
@@ -102,12 +95,6 @@ object TrailingStateLayout {
 
   /** The state format versions of trailing windows this release reads and writes. */
   val supported: Seq[Int] = Seq(current)
-
-  // The kinds: stored in keys, never renumbered.
-  val Pending = 0
-  val Frames = 1
-  val Chunk = 2
-  val Summary = 3
 
   /** The width of a bucket of Pending rows: a second, in microseconds. */
   val BucketMicros: Long = 1000000L
@@ -135,8 +122,8 @@ object TrailingStateLayout {
     def group(partitionKeys: UnsafeRow): UnsafeRow = if (layout.keyless) layout.keylessGroup else partitionKeys
 
     /** The key of a row of kind `k` but Pending (bucket 0). */
-    def key(k: Int, group: InternalRow, time: Long, seq: Long): UnsafeRow = {
-      kind.setInt(0, k)
+    def key(k: TrailingRowKind, group: InternalRow, time: Long, seq: Long): UnsafeRow = {
+      kind.setInt(0, k.id)
       kind.setLong(1, 0L)
       times.setLong(0, time)
       times.setLong(1, seq)
@@ -144,14 +131,17 @@ object TrailingStateLayout {
     }
 
     /** The key of the one Summary row. */
-    def summaryKey: UnsafeRow = key(Summary, null, 0L, 0L)
+    def summaryKey: UnsafeRow = key(TrailingRowKind.Summary, null, 0L, 0L)
 
     /** The prefix a scan of every row of kind `k` in `bucket` reads. */
-    def kindPrefix(k: Int, bucket: Long): UnsafeRow = {
-      prefix.setInt(0, k)
+    def kindPrefix(k: TrailingRowKind, bucket: Long): UnsafeRow = {
+      prefix.setInt(0, k.id)
       prefix.setLong(1, bucket)
       prefix
     }
+
+    /** The `__bytes` of a value. */
+    def bytesOf(value: UnsafeRow): Array[Byte] = value.getBinary(0)
 
     def bytesValue(bytes: Array[Byte]): UnsafeRow = {
       bytesRow.update(0, bytes)

@@ -1,17 +1,16 @@
-package org.apache.spark.sql.slidingwindow.state
-
-import scala.collection.mutable
+package org.apache.spark.sql.slidingwindow.stored
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, PartialFifo, TwoStacks}
+import org.apache.spark.sql.slidingwindow.state.{CompactReader, CompactWriter}
+import org.apache.spark.sql.slidingwindow.state.trailing.FramesRows
 import org.apache.spark.sql.slidingwindow.windows.{FrameQueues, SaturatingTime}
 import org.apache.spark.unsafe.Platform
 
 /**
  * The frames of streaming trailing windows kept in the state between micro-batches
- * ([[TrailingStateLayout]]): each group's Frames row holds, per frame, its Two-Stacks queue
+ * ([[FramesRows]]): each group's Frames row holds, per frame, its Two-Stacks queue
  * (the back's aggregate and oldest time, the front's and the back's [[StoredStack]]s) and, for a
  * frame that ends `lag` before its rows, the two stacks of its FIFO of waiting partials
  * ([[PartialFifo]]); older elements of a stack are in its Chunk rows. [[open]] resumes a group's
@@ -23,44 +22,21 @@ import org.apache.spark.unsafe.Platform
  * past that time plus the largest size, no later row's frames reach any of it, and [[sweep]]
  * removes the group's rows, scanning the Frames rows at most once per half the largest size of
  * event time: a group no row comes to any more is removed within half the largest size after
- * that. The Summary row ([[TrailingSummary]]) says when that may first be true of some group, so
- * that the Frames rows are only scanned then. The bytes of a Frames row: docs/state-format.md, section "Trailing windows".
+ * that. The state's Summary row says when that may first be true of some group, so that the
+ * Frames rows are only scanned then ([[FramesRows.expired]]). The bytes of a Frames row: docs/state-format.md, section "Trailing windows".
  *
- * @param summary the store's Summary row: the sweep's time, and the rows created and removed
+ * @param rows    the groups' Frames and Chunk rows in the state
  * @param buffers each frame's aggregates, frames in the operator's order (largest first)
  * @param lags    how far back each frame ends
  * @param chunkElements the elements of a stack's chunk, and at most of its tail in the Frames row
  */
-private[slidingwindow] final class TrailingFramesState(store: StateStore, layout: TrailingStateLayout,
-    summary: TrailingSummary, buffers: Array[AggregateBuffers], lags: Array[Long], largestSize: Long,
-    chunkElements: Int) extends FrameQueues {
-  import TrailingStateLayout._
-
-  private val rows = layout.rows()
-  private val family = layout.dataFamily
-  var rowsRead = 0L
-  var rowsWritten = 0L
-  var rowsRemoved = 0L
+private[slidingwindow] final class StoredFrames(rows: FramesRows, buffers: Array[AggregateBuffers],
+    lags: Array[Long], largestSize: Long, chunkElements: Int) extends FrameQueues {
 
   private val chunks = new StoredStack.Chunks {
-    override def put(group: UnsafeRow, stack: Int, chunk: Int, bytes: Array[Byte], length: Int): Unit = {
-      StateStoreApi.put(store, rows.key(Chunk, group, stack, chunk),
-        rows.bytesValue(java.util.Arrays.copyOf(bytes, length)), family)
-      rowsWritten += 1
-      summary.created += 1
-    }
-
-    override def take(group: UnsafeRow, stack: Int, chunk: Int): Array[Byte] = {
-      val key = rows.key(Chunk, group, stack, chunk)
-      val value = StateStoreApi.get(store, key, family)
-      if (value == null) throw new IllegalStateException(s"trailing windows state: chunk $chunk of stack $stack missing")
-      val bytes = value.getBinary(1)
-      StateStoreApi.remove(store, key, family)
-      rowsRead += 1
-      rowsRemoved += 1
-      summary.removed += 1
-      bytes
-    }
+    override def put(group: UnsafeRow, stack: Int, chunk: Int, bytes: Array[Byte], length: Int): Unit =
+      rows.putChunk(group, stack, chunk, bytes, length)
+    override def take(group: UnsafeRow, stack: Int, chunk: Int): Array[Byte] = rows.takeChunk(group, stack, chunk)
   }
 
   private val latest = new StoredStack.Latest
@@ -93,13 +69,10 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
       i += 1
     }
     latest.time = Long.MinValue
-    val value = StateStoreApi.get(store, rows.key(Frames, group, 0L, 0L), family)
-    stored = value != null
-    val in = if (stored) new CompactReader(value.getBinary(1), Platform.BYTE_ARRAY_OFFSET) else null
-    if (stored) {
-      rowsRead += 1
-      latest.time = in.signed()
-    }
+    val bytes = rows.get(group)
+    stored = bytes != null
+    val in = if (stored) new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET) else null
+    if (stored) latest.time = in.signed()
     walk(in, opening)
   }
 
@@ -160,13 +133,8 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
       if (!queues(i).isEmpty || (fifos(i) != null && !fifos(i).isEmpty)) empty = false
       i += 1
     }
-    val key = rows.key(Frames, group, 0L, 0L)
     if (empty) {
-      if (stored) {
-        StateStoreApi.remove(store, key, family)
-        rowsRemoved += 1
-        summary.removed += 1
-      }
+      if (stored) rows.remove(group)
     } else {
       out.clear()
       out.signed(latest.time)
@@ -190,34 +158,21 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
         }
         i += 1
       }
-      StateStoreApi.put(store, key, rows.bytesValue(out.result(0)), family)
-      rowsWritten += 1
-      if (!stored) summary.created += 1
-      summary.noteExpiry(SaturatingTime.add(latest.time, largestSize))
+      rows.put(group, out.result(0), existed = stored, expiry = SaturatingTime.add(latest.time, largestSize))
     }
     group = null
   }
 
   /**
    * Removes the groups whose frames no row after `eviction` (the watermark for late rows of the
-   * next micro-batch) reaches, if the state may hold one ([[TrailingSummary.nextSweep]]); after
+   * next micro-batch) reaches, if the state may hold one ([[FramesRows.nextSweep]]); after
    * [[close]].
    */
-  def sweep(eviction: Long): Unit = if (eviction != Long.MinValue && eviction >= summary.nextSweep) {
-    val groupOf = layout.groupOfKey()
-    val dead = mutable.ArrayBuffer.empty[(UnsafeRow, Array[Byte])]
-    var alive = Long.MaxValue
-    val frames = StateStoreApi.prefixScan(store, rows.kindPrefix(Frames, 0L), family)
-    try frames.foreach { pair =>
-      rowsRead += 1
-      val bytes = pair.value.getBinary(1)
-      val expiry = SaturatingTime.add(new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET).signed(), largestSize)
-      if (expiry <= eviction) dead += ((groupOf(pair.key).copy(), bytes))
-      else alive = math.min(alive, expiry)
-    } finally frames.close()
+  def sweep(eviction: Long): Unit = if (eviction != Long.MinValue && eviction >= rows.nextSweep) {
+    val dead = rows.expired(eviction, largestSize / 2) { bytes =>
+      SaturatingTime.add(new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET).signed(), largestSize)
+    }
     dead.foreach { case (g, bytes) => remove(g, bytes) }
-    summary.swept(if (alive == Long.MaxValue) Long.MaxValue
-      else math.max(alive, SaturatingTime.add(eviction, largestSize / 2)))
   }
 
   /** Removes a group's Frames row (its bytes `bytes`) and the chunks of its stacks. */
@@ -229,20 +184,16 @@ private[slidingwindow] final class TrailingFramesState(store: StateStore, layout
       override def stack(id: Int, chunkCount: Int, base: AnyRef, at: Long, length: Int): Unit = {
         var c = 0
         while (c < chunkCount) {
-          StateStoreApi.remove(store, rows.key(Chunk, g, id, c), family)
-          rowsRemoved += 1
-          summary.removed += 1
+          rows.removeChunk(g, id, c)
           c += 1
         }
       }
     })
-    StateStoreApi.remove(store, rows.key(Frames, g, 0L, 0L), family)
-    rowsRemoved += 1
-    summary.removed += 1
+    rows.remove(g)
   }
 }
 
-private[slidingwindow] object TrailingFramesState {
+private[slidingwindow] object StoredFrames {
   /**
    * Internal, for tests: the elements of a stack's chunk (by default [[DefaultChunkElements]]), so
    * that small streams fill and read chunks.

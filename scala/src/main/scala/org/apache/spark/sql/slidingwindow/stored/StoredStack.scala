@@ -1,5 +1,6 @@
-package org.apache.spark.sql.slidingwindow.state
+package org.apache.spark.sql.slidingwindow.stored
 
+import org.apache.spark.sql.slidingwindow.state.CompactWriter
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.slidingwindow.aggregation.PartialStack

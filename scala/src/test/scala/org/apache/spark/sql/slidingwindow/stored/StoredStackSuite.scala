@@ -1,5 +1,6 @@
-package org.apache.spark.sql.slidingwindow.state
+package org.apache.spark.sql.slidingwindow.stored
 
+import org.apache.spark.sql.slidingwindow.state.{CompactReader, CompactWriter}
 import scala.collection.mutable
 import scala.util.Random
 
