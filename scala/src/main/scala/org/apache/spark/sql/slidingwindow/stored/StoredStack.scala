@@ -8,7 +8,7 @@ import org.apache.spark.unsafe.Platform
 
 /**
  * One stack of a group's frames in the state of streaming trailing windows
- * ([[TrailingFramesState]]): its newest elements, at most `capacity` of them (the tail), live in
+ * ([[StoredFrames]]): its newest elements, at most `capacity` of them (the tail), live in
  * the group's Frames row, and the older ones in Chunk rows of exactly `capacity` elements, each
  * written once when the tail fills and read (and removed) once when the tail runs out. A push or
  * a pop therefore costs 1/`capacity` of a state read or write amortized, and the Frames row that

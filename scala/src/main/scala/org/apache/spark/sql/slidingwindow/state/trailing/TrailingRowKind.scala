@@ -18,7 +18,7 @@ object TrailingRowKind {
    */
   case object Pending extends TrailingRowKind(0)
 
-  /** At (0, group, 0, 0): a group's frames ([[TrailingFramesState]]). */
+  /** At (0, group, 0, 0): a group's frames ([[FramesRows]], [[org.apache.spark.sql.slidingwindow.stored.StoredFrames]]). */
   case object Frames extends TrailingRowKind(1)
 
   /**
