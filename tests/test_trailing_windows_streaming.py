@@ -112,7 +112,7 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
         getattr(getattr(spark._jvm.org.apache.spark.sql.execution, "FormattedMode$"), "MODULE$")))
     for line in ("Partition [2]: [case, k]", "Frame 10 seconds [3]: [count(1) ", ") AS ids_10s]",
                  "Frame 8 seconds to 2 seconds before [2]: [count(1) ", ") AS ids_8s_2s]", "Time: ts",
-                 "State format version: 1", "Output mode: Append", "Watermarks (late rows / eviction, ms): "):
+                 "State format version: 1", "State arrangement: scan", "Output mode: Append", "Watermarks (late rows / eviction, ms): "):
         assert line in formatted, formatted
     # The helper's frames (ORDER BY unix_micros(ts)) and the SQL frame with a lag (ORDER BY ts):
     # one operator, every frame in it.
@@ -120,7 +120,47 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
     assert "frames=[10 seconds: [count(1), sum(v), collect_list(id" in physical, physical
     assert "8 seconds to 2 seconds before: [count(1), collect_list(id" in physical, physical
     assert "3 seconds: [count(1), sum(v), collect_list(id" in physical, physical
-    assert "stateFormatVersion=1, mode=Append" in physical, physical
+    # That query ran on the default store: no time index of the groups' expiry.
+    assert "stateFormatVersion=1, stateStorage=scan, mode=Append" in physical, physical
+
+
+@pytest.mark.parametrize("provider", sorted(STORES))
+def test_groups_no_row_reaches_expire(spark, tmp_path, provider):
+    """A group's state goes once no later row's frames reach its rows: through the time index
+    where the state has one (RocksDB on Spark 4: each group has an entry at or before its expiry,
+    moved when it comes due early), else through a scan when the Summary row says some group may
+    have expired. 300 keys with one row each, 50 ms apart, and a key that goes on every 500 ms
+    long after them: once the watermark is past their rows plus the frame, only that key's state
+    is left, and every row was emitted with its frame's values from their definition."""
+    size = 5 * SEC
+    groups = [(0, f"g{i:03d}", BASE + i * 50_000, 1, i) for i in range(300)]
+    clock = [(0, "clock", BASE + i * 500_000, 2, 1000 + i) for i in range(80)]
+    events = sorted(groups + clock, key=lambda e: e[TIME])
+    files = [[e for e in events if BASE + s * SEC <= e[TIME] < BASE + (s + 2) * SEC] for s in range(0, 40, 2)]
+
+    def build(df: DataFrame) -> DataFrame:
+        w = swa.trailing_window("k", "ts", "5 seconds")
+        return df.withWatermark("ts", "1 second").select("id", "k", F.count("*").over(w).alias("n"),
+                                                         F.sum("v").over(w).alias("total"))
+
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "ck")
+    write_files(source, files)
+    with state_store(spark, STORES[provider]):
+        run = run_query(spark, source, checkpoint, build, "append")
+    got = {r.id: (r.n, r.total) for _, r in run.rows}
+    watermark = max(e[TIME] for e in events) - SEC
+    expected = {}
+    for _, k, t, _, rid in events:
+        if t <= watermark:
+            inside = [e for e in events if e[KEY] == k and t - size <= e[TIME] <= t]
+            expected[rid] = (len(inside), sum(e[VALUE] for e in inside))
+    assert got == expected
+    ops = operator_metrics([run], OPERATOR)
+    # Left: the clock's Frames row (and its time index entry), its rows waiting, the Summary row.
+    assert ops[-1]["numRowsTotal"] <= 6, [op["numRowsTotal"] for op in ops]
+    # Half-way, the keys of the first seconds are gone already, not only at the end.
+    assert min(op["numRowsTotal"] for op in ops[len(ops) // 2:]) < 100, [op["numRowsTotal"] for op in ops]
+    assert sum(op["numRowsRemoved"] for op in ops) >= 600  # each key's Frames row and its part
 
 
 def test_a_micro_batch_reads_the_rows_waiting_not_the_rows_kept(spark, tmp_path):

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
-import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateStoreSchema}
+import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement, StateStoreSchema}
 import org.apache.spark.sql.slidingwindow.state.trailing.{PendingParts, TrailingState, TrailingStateLayout}
 import org.apache.spark.sql.slidingwindow.stored.StoredFrames
 import org.apache.spark.sql.streaming.OutputMode
@@ -28,6 +28,8 @@ import org.apache.spark.util.CompletionIterator
  *                 are late (that of the TIMESTAMP column it is `unix_micros` of, if it is)
  * @param timeName the name of that TIMESTAMP column
  * @param stateFormatVersion the version of its state its checkpoint records ([[TrailingStateLayout.supported]], [[TrailingState]])
+ * @param arrangement        how its checkpoint's state is arranged: with a time index of the groups' expiry
+ *                           in a column family (RocksDB on Spark 4), or not
  */
 case class StreamingTrailingWindowExec(
     windowExpressions: Seq[NamedExpression],
@@ -36,6 +38,7 @@ case class StreamingTrailingWindowExec(
     time: Attribute,
     timeName: String,
     stateFormatVersion: Int,
+    arrangement: StateArrangement,
     stateInfo: Option[StatefulOperatorStateInfo],
     outputMode: Option[OutputMode],
     eventTimeWatermarkForLateEvents: Option[Long],
@@ -49,7 +52,7 @@ case class StreamingTrailingWindowExec(
 
   override protected def stateLayout: StateStoreSchema = layout
   private lazy val layout = new TrailingStateLayout(partitionSpec, child.output)
-  override protected def useColumnFamilies: Boolean = false
+  override protected def useColumnFamilies: Boolean = arrangement.timeIndex
   override protected def orderedRows: Boolean = false
 
   override def requiredChildDistribution: Seq[Distribution] =
@@ -75,6 +78,7 @@ case class StreamingTrailingWindowExec(
     ("time", "Time", timeName),
     ("state", "State", stateInfo.toString),
     ("stateFormatVersion", "State format version", stateFormatVersion.toString),
+    ("stateStorage", "State arrangement", arrangement.toString),
     ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),
     ("watermarks", "Watermarks (late rows / eviction, ms)",
       s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"))
@@ -93,7 +97,8 @@ case class StreamingTrailingWindowExec(
     val time = BindReferences.bindReference(orderSpec.head.child, child.output)
     val late = eventTimeWatermarkForLateEvents.map(_ * 1000).getOrElse(Long.MinValue)
     val eviction = eventTimeWatermarkForEviction.map(_ * 1000).getOrElse(Long.MinValue)
-    val (batchId, largestSize, version) = (getStateInfo.storeVersion, this.largestSize, stateFormatVersion)
+    val (batchId, largestSize, version, arrangement) =
+      (getStateInfo.storeVersion, this.largestSize, stateFormatVersion, this.arrangement)
     val lags = bySpan.map(_._1._2).toArray
     val chunkElements = StoredFrames.chunkElements(conf)
     val partBytes = PendingParts.partBytes(conf)
@@ -107,7 +112,7 @@ case class StreamingTrailingWindowExec(
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = TrailingState(version, store, layout, late, eviction, partBytes, verifyCount)
+      val state = TrailingState(version, store, layout, arrangement, late, eviction, partBytes, verifyCount)
       val processor = new TrailingFramesProcessor(state, time, batchId, late, eviction, largestSize, lags,
         chunkElements, windows)
       val out = processor.process(rows)

@@ -10,8 +10,8 @@ import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec
 import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, TrailingFrame, WindowSize}
 import org.apache.spark.sql.slidingwindow.logical.StreamingTrailingWindow
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
-import org.apache.spark.sql.slidingwindow.state.trailing.TrailingStateLayout
-import org.apache.spark.sql.slidingwindow.state.WindowOperatorRecord
+import org.apache.spark.sql.slidingwindow.state.trailing.{TrailingState, TrailingStateLayout}
+import org.apache.spark.sql.slidingwindow.state.{StateArrangement, WindowOperatorRecord}
 import org.apache.spark.sql.slidingwindow.state.WindowOperatorRecord.TrailingFrameRecord
 
 /**
@@ -46,8 +46,8 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
     val operatorId = execution.map(StreamingQueryContext.trailingOperatorId(_, w))
     val stateInfo = for (ie <- execution; id <- operatorId)
       yield StreamingQueryContext.stateInfo(ie, id, w.partitionSpec.nonEmpty)
-    // A running query keeps the state format its checkpoint records.
-    val version = (for (ie <- execution; id <- operatorId) yield {
+    // A running query keeps the state format and arrangement its checkpoint records.
+    val (version, arrangement) = (for (ie <- execution; id <- operatorId) yield {
       val frames = w.windowExpressions.map { c =>
         val aggregate = AggregateExpression(c.function, Complete, isDistinct = false)
         val frame = c.sql.substring(0, c.sql.lastIndexOf(" AS "))
@@ -58,16 +58,16 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
       }
       val record = WindowOperatorRecord.trailing(TrailingStateLayout.current,
         WindowSize.format(largestSize), w.timeName, w.partitionSpec.map(e => toPrettySQL(e)),
-        outputMode.map(_.toString), frames)
+        outputMode.map(_.toString), frames, TrailingState.arrangementForNewQuery(session.sessionState.conf))
       // The rows waiting for the watermark are kept in the order of the query that started.
       OperatorRecordCheck.stateFormat(session, ie, id, record.copy(rows = Some(TrailingRowsPlan.Input(w).rows)),
-        TrailingStateLayout.supported)._1
-    }).getOrElse(TrailingStateLayout.current)
+        TrailingStateLayout.supported)
+    }).getOrElse((TrailingStateLayout.current, StateArrangement(timeIndex = false, orderedRows = false)))
     val recordedRows = for (ie <- execution; id <- operatorId; rows <- OperatorRecordCheck.recordedRows(ie, id))
       yield rows
     TrailingRowsPlan(w, recordedRows, planLater(w.child)) { (columns, partitionSpec, orderSpec, time, child) =>
       StreamingTrailingWindowExec(columns.map(_.toAlias(partitionSpec, orderSpec)), partitionSpec, orderSpec, time,
-        w.timeName, version, stateInfo, outputMode, None, None, child)
+        w.timeName, version, arrangement, stateInfo, outputMode, None, None, child)
     }
   }
 }

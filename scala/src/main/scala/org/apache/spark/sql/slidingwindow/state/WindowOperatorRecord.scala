@@ -188,14 +188,15 @@ object WindowOperatorRecord {
    * depends on the partition keys, the time and the largest frame's size (rows are kept that
    * long) and, as it keeps each frame's partial aggregates, on the frames and their aggregates
    * (`frames`: each column's SQL text, what it computes with its frame, and the types of its
-   * buffers). No release wrote a trailing record in an earlier identity form: it has none to
+   * buffers), arranged as `arrangement` when the query starts (a time index of the groups'
+   * expiry, or a scan). No release wrote a trailing record in an earlier identity form: it has none to
    * compare by.
    */
   def trailing(version: Int, largestSize: String, time: String, keys: Seq[String],
-      outputMode: Option[String], frames: Seq[TrailingFrameRecord]): WindowOperatorRecord =
+      outputMode: Option[String], frames: Seq[TrailingFrameRecord], arrangement: StateArrangement): WindowOperatorRecord =
     WindowOperatorRecord(version, trailingFunction, s"'$largestSize'", s"`$time`", None, keys,
       frames.map(_.sql), Some(frames.map(_.computes)), Some(frames.flatMap(_.bufferTypes)), outputMode,
-      Some(StateArrangement(timeIndex = false, orderedRows = false)))
+      Some(arrangement))
 
   /** What a trailing frame's column computes, for the record: see [[trailing]]. */
   final case class TrailingFrameRecord(sql: String, computes: String, bufferTypes: Seq[String])

@@ -23,7 +23,8 @@ import org.apache.spark.unsafe.Platform
  * removes the group's rows, scanning the Frames rows at most once per half the largest size of
  * event time: a group no row comes to any more is removed within half the largest size after
  * that. The state's Summary row says when that may first be true of some group, so that the
- * Frames rows are only scanned then ([[FramesRows.expired]]). The bytes of a Frames row: docs/state-format.md, section "Trailing windows".
+ * Frames rows are only scanned then, or with a time index, only the groups due are read
+ * ([[FramesRows.expire]]). The bytes of a Frames row: docs/state-format.md, section "Trailing windows".
  *
  * @param rows    the groups' Frames and Chunk rows in the state
  * @param buffers each frame's aggregates, frames in the operator's order (largest first)
@@ -165,14 +166,13 @@ private[slidingwindow] final class StoredFrames(rows: FramesRows, buffers: Array
 
   /**
    * Removes the groups whose frames no row after `eviction` (the watermark for late rows of the
-   * next micro-batch) reaches, if the state may hold one ([[FramesRows.nextSweep]]); after
+   * next micro-batch) reaches, if the state may hold one ([[FramesRows.nextExpiry]]); after
    * [[close]].
    */
-  def sweep(eviction: Long): Unit = if (eviction != Long.MinValue && eviction >= rows.nextSweep) {
-    val dead = rows.expired(eviction, largestSize / 2) { bytes =>
+  def sweep(eviction: Long): Unit = if (eviction != Long.MinValue && eviction >= rows.nextExpiry) {
+    rows.expire(eviction, largestSize / 2) { bytes =>
       SaturatingTime.add(new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET).signed(), largestSize)
-    }
-    dead.foreach { case (g, bytes) => remove(g, bytes) }
+    }(remove)
   }
 
   /** Removes a group's Frames row (its bytes `bytes`) and the chunks of its stacks. */

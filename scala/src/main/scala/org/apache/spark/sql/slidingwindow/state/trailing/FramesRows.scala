@@ -10,9 +10,18 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
  * bytes whose layout the frames kept in the state own
  * ([[org.apache.spark.sql.slidingwindow.stored.StoredFrames]]). Every row read, written, created
  * or removed is counted in the state's ledger, once.
+ *
+ * A group whose frames no later row reaches expires, as Flink's cleanup timer expires a key's
+ * state: with a time index ([[TimeIndex]], RocksDB on Spark 4), each group with a Frames row has
+ * one entry, at or before the time its frames stop being reachable, put when the row is created:
+ * a micro-batch reads the entries due under its watermark, removes the groups that did expire and
+ * moves the others' entries to their new time, so it reads no group that is not due. Without one,
+ * the Summary row says when some group may have expired, and then the Frames rows are scanned.
+ *
+ * @param index the time index of the groups' expiry, in a time index arrangement
  */
 final class FramesRows private[trailing] (store: StateStore, layout: TrailingStateLayout,
-    counters: StateCounters, summary: TrailingSummary) {
+    counters: StateCounters, summary: TrailingSummary, index: Option[TimeIndex]) {
   import TrailingRowKind._
 
   private val rows = layout.rows()
@@ -39,7 +48,10 @@ final class FramesRows private[trailing] (store: StateStore, layout: TrailingSta
     StateStoreApi.put(store, rows.key(Frames, group, 0L, 0L), rows.bytesValue(bytes), family)
     counters.written += 1
     if (!existed) counters.created += 1
-    summary.noteExpiry(expiry)
+    index match {
+      case Some(entries) => if (!existed) entries.put(expiry, group)
+      case None => summary.noteExpiry(expiry)
+    }
   }
 
   /** Removes the group's Frames row. */
@@ -75,19 +87,51 @@ final class FramesRows private[trailing] (store: StateStore, layout: TrailingSta
   }
 
   /**
-   * When the state may first hold a group whose frames no later row reaches (Long.MaxValue: none
-   * that the Summary row knows of): [[sweep]] is only worth it from then.
+   * When the state may first hold a group whose frames no later row reaches (Long.MaxValue:
+   * none): [[expire]] is only worth it from then. With a time index, its first entry (one seek).
    */
-  def nextSweep: Long = summary.nextSweep
+  def nextExpiry: Long = index.map(_.first).getOrElse(summary.nextSweep)
 
   /**
-   * The groups whose frames no row after `eviction` reaches, each with its Frames row's bytes (for
-   * the caller to remove with their chunks), found by a scan of the Frames rows; `expiryOf` reads
-   * when a Frames row's group stops being reachable. The next sweep is then due when the first
-   * group left stops being reachable, but not before `eviction` + `pause`: the scan runs at most
-   * once per `pause` of event time.
+   * Gives `remove` each group whose frames no row after `eviction` reaches, with its Frames row's
+   * bytes, for it to remove them with their chunks; `expiryOf` reads when a Frames row's group
+   * stops being reachable. With a time index, the groups of the entries due, each entry moved to
+   * its group's expiry where that is later. Without one, a scan of the Frames rows, the dead
+   * collected first (the default provider keeps its whole state in memory anyway); the next scan
+   * is then due when the first group left stops being reachable, but not before `eviction` +
+   * `pause`: the scan runs at most once per `pause` of event time.
    */
-  def expired(eviction: Long, pause: Long)(expiryOf: Array[Byte] => Long): Seq[(UnsafeRow, Array[Byte])] = {
+  def expire(eviction: Long, pause: Long)(expiryOf: Array[Byte] => Long)(remove: (UnsafeRow, Array[Byte]) => Unit): Unit =
+    index match {
+      case Some(entries) => expireIndexed(entries, eviction, expiryOf, remove)
+      case None => expireScanned(eviction, pause, expiryOf, remove)
+    }
+
+  private def expireIndexed(entries: TimeIndex, eviction: Long, expiryOf: Array[Byte] => Long,
+      remove: (UnsafeRow, Array[Byte]) => Unit): Unit = {
+    val due = entries.entries()
+    try {
+      var more = true
+      while (more && due.hasNext) {
+        val key = due.next().key
+        if (entries.timeOf(key) > eviction) more = false
+        else {
+          counters.read += 1
+          val g = entries.groupOfKey(key).copy()
+          entries.removeKey(key)
+          val bytes = get(g)
+          if (bytes != null) {
+            val expiry = expiryOf(bytes)
+            // Later than the watermark: past the entries this scan reads.
+            if (expiry <= eviction) remove(g, bytes) else entries.put(expiry, g)
+          }
+        }
+      }
+    } finally due.close()
+  }
+
+  private def expireScanned(eviction: Long, pause: Long, expiryOf: Array[Byte] => Long,
+      remove: (UnsafeRow, Array[Byte]) => Unit): Unit = {
     val groupOf = layout.groupOfKey()
     val dead = scala.collection.mutable.ArrayBuffer.empty[(UnsafeRow, Array[Byte])]
     var alive = Long.MaxValue
@@ -101,6 +145,6 @@ final class FramesRows private[trailing] (store: StateStore, layout: TrailingSta
     } finally frames.close()
     summary.swept(if (alive == Long.MaxValue) Long.MaxValue
       else math.max(alive, if (eviction > Long.MaxValue - pause) Long.MaxValue else eviction + pause))
-    dead.toSeq
+    dead.foreach { case (g, bytes) => remove(g, bytes) }
   }
 }

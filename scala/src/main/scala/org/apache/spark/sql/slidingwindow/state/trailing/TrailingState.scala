@@ -27,13 +27,18 @@ abstract class TrailingState private[trailing] (store: StateStore, val layout: T
 object TrailingState {
   /**
    * The state of one micro-batch of one partition in format `version` (one of
-   * [[TrailingStateLayout.supported]]), whose watermarks are `lateMicros` (rows at or before it
+   * [[TrailingStateLayout.supported]]), arranged as `arrangement` (a time index or a scan of the
+   * groups for their expiry; never ordered rows), whose watermarks are `lateMicros` (rows at or before it
    * are late) and `evictionMicros` (rows at or before it are due); the input is kept in parts of
    * at most `partBytes` of rows. With `verify` (the tests, [[OperatorState.verifyRowCountKey]]),
    * each commit checks the state's row count against the provider's.
    */
-  def apply(version: Int, store: StateStore, layout: TrailingStateLayout, lateMicros: Long, evictionMicros: Long,
-      partBytes: Long, verify: Boolean): TrailingState = version match {
-    case 1 => new TrailingStateV1(store, layout, lateMicros, evictionMicros, partBytes, verify)
+  def apply(version: Int, store: StateStore, layout: TrailingStateLayout, arrangement: StateArrangement,
+      lateMicros: Long, evictionMicros: Long, partBytes: Long, verify: Boolean): TrailingState = version match {
+    case 1 => new TrailingStateV1(store, layout, arrangement, lateMicros, evictionMicros, partBytes, verify)
   }
+
+  /** The arrangement of a new query's state: a time index where this Spark and store have one. */
+  def arrangementForNewQuery(conf: org.apache.spark.sql.internal.SQLConf): StateArrangement =
+    StateArrangement.forNewQuery(conf).copy(orderedRows = false)
 }

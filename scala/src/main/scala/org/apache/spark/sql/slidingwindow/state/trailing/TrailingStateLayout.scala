@@ -36,6 +36,9 @@ final class TrailingStateLayout(partitionSpec: Seq[Expression], val input: Seq[A
     }
   val groupWidth: Int = groupFields.length
 
+  /** The key schema of the time index through which groups expire (a time index arrangement). */
+  val indexKeySchema: StructType = TimeIndex.keySchema(groupFields.map(_.copy(nullable = true)))
+
   /** Whether the stream has no partition keys (one group). */
   val keyless: Boolean = partitionSpec.isEmpty
 
