@@ -5,7 +5,7 @@ import java.util.{HashMap => JHashMap}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.state.{TrailingFramesState, TrailingStateLayout, TrailingSummary}
+import org.apache.spark.sql.slidingwindow.state.{TrailingFramesState, TrailingStateLayout, TrailingSummary, WaitingTimes}
 
 /**
  * One micro-batch of one partition of streaming trailing windows, over their state
@@ -21,7 +21,8 @@ import org.apache.spark.sql.slidingwindow.state.{TrailingFramesState, TrailingSt
  *     stored again;
  *  4. once the output is read, the rows emitted are removed, and so are the groups whose frames
  *     no later row reaches ([[TrailingFramesState.sweep]]); the Summary row counts the store's
- *     rows ([[TrailingSummary]]), where it has any.
+ *     rows and bounds the times of the rows left waiting ([[TrailingSummary]], [[WaitingTimes]]),
+ *     where it has any: the earliest is when a row is next due ([[nextDue]]).
  * No row comes at or before an emitted time later: it would be late. So a row's windows are
  * complete when it is emitted, a row is emitted exactly once, and a group's frames only ever
  * receive times after those they hold. A micro-batch reads the rows waiting for the watermark and
@@ -60,21 +61,31 @@ final class TrailingFramesProcessor(
   def rowCount: Long = summary.rowCount
 
   /**
+   * When a row is next due, once [[finish]]ed: the earliest time a row waits for, or earlier
+   * (Long.MaxValue: none waits).
+   */
+  def nextDue: Long = summary.waiting.map(_.earliest).getOrElse(Long.MinValue)
+
+  /**
    * The rows this micro-batch emits, with their windows; [[finish]] once they are read. A
    * watermark that did not move (the first micro-batch, one without a later time) makes none due
-   * and removes nothing: the state is not read.
+   * and removes nothing: the state is not read, but for a Summary row that does not bound the
+   * rows waiting (written before it did): every Pending row is read then.
    */
   def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     pending.keep(input, time, batchId)
-    if (evictionMicros <= lateMicros) Iterator.empty
-    else windows.withQueues(due(), buffers => {
+    val readAll = summary.waiting.isEmpty
+    if (evictionMicros <= lateMicros) {
+      if (readAll) pending.readDue(all = true)((_, _, _, _) => ())
+      Iterator.empty
+    } else windows.withQueues(due(readAll), buffers => {
       frames = new TrailingFramesState(store, layout, summary, buffers, lags, largestSize, chunkElements)
       frames
     })
   }
 
   /** The Pending rows due, group after group, each group's in (time, seq) order. */
-  private def due(): Iterator[InternalRow] = {
+  private def due(readAll: Boolean): Iterator[InternalRow] = {
     val groupOf = layout.groupOfKey()
     val groups = new JHashMap[UnsafeRow, Integer]
     var groupIds = new Array[Int](64)
@@ -82,7 +93,7 @@ final class TrailingFramesProcessor(
     var seqs = new Array[Long](64)
     var values = new Array[InternalRow](64)
     var n = 0
-    pending.readDue { (key: UnsafeRow, t: Long, seq: Long, row: InternalRow) =>
+    pending.readDue(readAll) { (key: UnsafeRow, t: Long, seq: Long, row: InternalRow) =>
       if (n == times.length) {
         groupIds = java.util.Arrays.copyOf(groupIds, 2 * n)
         times = java.util.Arrays.copyOf(times, 2 * n)
@@ -115,6 +126,8 @@ final class TrailingFramesProcessor(
       frames.sweep(evictionMicros)
     }
     pending.finish()
+    summary.waiting = pending.waitingRead.union(
+      summary.waiting.getOrElse(WaitingTimes.none).notRead(evictionMicros, pending.notReadFrom))
     summary.created += pending.rowsCreated
     summary.removed += pending.rowsRemoved
     summaryWritten = summary.save()

@@ -11,9 +11,11 @@ import org.apache.spark.unsafe.Platform
  *    writes or deletes it to count them (`trackTotalNumberOfRows`), the operator reports this
  *    count as `numRowsTotal` on Spark 4;
  *  - when the state may first hold a group whose frames no later row reaches
- *    ([[TrailingFramesState.sweep]]; Long.MaxValue: none).
- * Its bytes: the time as a zigzag varint, then the count as a varint. A store with no other row
- * has none.
+ *    ([[TrailingFramesState.sweep]]; Long.MaxValue: none);
+ *  - the bounds of the times of the Pending rows waiting ([[WaitingTimes]]), for the idle clock.
+ * Its bytes: the time as a zigzag varint, then the count as a varint, then the earliest and the
+ * latest waiting times as zigzag varints (absent from a row written before they were kept: not
+ * known, the next micro-batch reads every Pending row). A store with no other row has none.
  */
 private[slidingwindow] final class TrailingSummary(store: StateStore, layout: TrailingStateLayout) {
   private val rows = layout.rows()
@@ -21,6 +23,7 @@ private[slidingwindow] final class TrailingSummary(store: StateStore, layout: Tr
   private var stored = false // the store has the row
   private var storedCount = 0L // the other rows
   private var sweepAt = Long.MaxValue
+  private var waitingTimes: Option[WaitingTimes] = Some(WaitingTimes.none)
 
   /** The rows this micro-batch created and removed so far. */
   var created = 0L
@@ -33,9 +36,13 @@ private[slidingwindow] final class TrailingSummary(store: StateStore, layout: Tr
     if (value != null) {
       rowsRead += 1
       stored = true
-      val in = new CompactReader(value.getBinary(1), Platform.BYTE_ARRAY_OFFSET)
+      val bytes = value.getBinary(1)
+      val in = new CompactReader(bytes, Platform.BYTE_ARRAY_OFFSET)
       sweepAt = in.signed()
       storedCount = in.varint()
+      waitingTimes =
+        if (in.at < Platform.BYTE_ARRAY_OFFSET + bytes.length) Some(WaitingTimes(in.signed(), in.signed()))
+        else None
     }
   }
 
@@ -47,6 +54,12 @@ private[slidingwindow] final class TrailingSummary(store: StateStore, layout: Tr
 
   /** After a sweep: the next one is due at `next`. */
   def swept(next: Long): Unit = { load(); sweepAt = next }
+
+  /** The bounds of the times of the rows waiting; None: not known. */
+  def waiting: Option[WaitingTimes] = { load(); waitingTimes }
+
+  /** Once the micro-batch kept and emitted its rows: the bounds of those waiting. */
+  def waiting_=(times: WaitingTimes): Unit = { load(); waitingTimes = Some(times) }
 
   private def others: Long = { load(); storedCount + created - removed }
 
@@ -66,6 +79,9 @@ private[slidingwindow] final class TrailingSummary(store: StateStore, layout: Tr
       val out = new CompactWriter
       out.signed(sweepAt)
       out.varint(others)
+      val times = waitingTimes.getOrElse(WaitingTimes.none)
+      out.signed(times.earliest)
+      out.signed(times.latest)
       StateStoreApi.put(store, rows.summaryKey, rows.bytesValue(out.result(0)), layout.dataFamily)
       stored = true
       true
