@@ -33,6 +33,8 @@ import org.apache.spark.sql.slidingwindow.state.{TrailingFramesState, TrailingSt
  * @param chunkElements the elements of a chunk of the frames' stacks ([[TrailingFramesState]])
  * @param partBytes the bytes of rows a task holds in Pending parts before it writes them
  * @param windows the shared algorithm over rows clustered by group, in time order
+ * @param sparkEvictionMicros Spark's own eviction watermark, where the operator keeps an idle
+ *                clock: rows emitted past it are counted in [[rowsClosedWhileIdle]]
  */
 final class TrailingFramesProcessor(
     store: StateStore,
@@ -45,7 +47,8 @@ final class TrailingFramesProcessor(
     lags: Array[Long],
     chunkElements: Int,
     partBytes: Long,
-    windows: TrailingWindowsRun) {
+    windows: TrailingWindowsRun,
+    sparkEvictionMicros: Option[Long] = None) {
 
   private val pending = layout.pendingRows(store, lateMicros, evictionMicros, partBytes)
   private val summary = new TrailingSummary(store, layout)
@@ -59,6 +62,9 @@ final class TrailingFramesProcessor(
   def rowsRead: Long = pending.rowsRead + ofFrames(_.rowsRead) + summary.rowsRead
   /** The store's rows, as the operator counts them, once [[finish]]ed. */
   def rowCount: Long = summary.rowCount
+  /** The rows emitted that Spark's own eviction watermark kept waiting (the idle clock's). */
+  var rowsClosedWhileIdle = 0L
+  private val closedWhileIdleAfter = sparkEvictionMicros.getOrElse(Long.MaxValue)
 
   /**
    * When a row is next due, once [[finish]]ed: the earliest time a row waits for, or earlier
@@ -111,6 +117,7 @@ final class TrailingFramesProcessor(
       seqs(n) = seq
       values(n) = row
       n += 1
+      if (t > closedWhileIdleAfter) rowsClosedWhileIdle += 1
     }
     val order = TrailingFramesProcessor.order(groupIds, times, seqs, n)
     Iterator.tabulate(n)(i => values(order(i)))
