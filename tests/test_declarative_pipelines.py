@@ -3,7 +3,8 @@ windowed aggregation, run as a new user runs it (docs/deployment.md, "Spark Decl
 Pipelines"): a Python flow reads JSON files with a watermark, a SQL flow is a streaming table of
 `sliding_window`, with a Hive metastore so that the pipeline runs again. Each triggered run emits
 the batch query's windows for the part its watermark closed; with `closeAtEndOfInput` it also
-emits its tail."""
+emits its tail. A feature table of streaming trailing windows, with `closeAtEndOfInput`, gets
+every row of each run."""
 from __future__ import annotations
 
 import os
@@ -31,7 +32,21 @@ pytestmark = [pytest.mark.skipif(PIPELINES is None, reason=f"pyspark {pyspark.__
               pytest.mark.xdist_group("connect_default_port")]
 
 
-def write_pipeline(root: str, source: str, configuration: dict) -> None:
+WINDOWS_SQL = f"""\
+    CREATE STREAMING TABLE windows AS
+    SELECT k, sliding_window(ts, '{SIZE_TEXT}') AS w, count(*) AS n, sum(v) AS total
+    FROM STREAM(events)
+    GROUP BY k, sliding_window(ts, '{SIZE_TEXT}')
+    """
+FEATURES_SQL = f"""\
+    CREATE STREAMING TABLE features AS
+    SELECT k, t, v, count(*) OVER w AS n, sum(v) OVER w AS total
+    FROM STREAM(events)
+    WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL {SIZE_TEXT} PRECEDING AND CURRENT ROW)
+    """
+
+
+def write_pipeline(root: str, source: str, configuration: dict, flow_sql: str = WINDOWS_SQL) -> None:
     conf = "".join(f'  {k}: "{v}"\n' for k, v in configuration.items())
     with open(os.path.join(root, "spark-pipeline.yml"), "w") as f:
         f.write(f"name: windows\nstorage: file://{root}/storage\nconfiguration:\n{conf}"
@@ -51,13 +66,8 @@ def write_pipeline(root: str, source: str, configuration: dict) -> None:
                         .withColumn("ts", F.timestamp_micros("t"))
                         .withWatermark("ts", "{DELAY_TEXT}"))
             """))
-    with open(os.path.join(root, "transformations", "windows.sql"), "w") as f:
-        f.write(textwrap.dedent(f"""\
-            CREATE STREAMING TABLE windows AS
-            SELECT k, sliding_window(ts, '{SIZE_TEXT}') AS w, count(*) AS n, sum(v) AS total
-            FROM STREAM(events)
-            GROUP BY k, sliding_window(ts, '{SIZE_TEXT}')
-            """))
+    with open(os.path.join(root, "transformations", "flow.sql"), "w") as f:
+        f.write(textwrap.dedent(flow_sql))
 
 
 def write_spark_defaults(root: str) -> str:
@@ -122,3 +132,21 @@ def test_each_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_ta
         run_pipeline(root, conf_dir)
         want = expected(events, "sliding", SIZE)
         assert table(spark, root) == (want if close_at_end else closed(events, max(e[1] for e in events) - DELAY))
+
+
+def test_a_trailing_feature_table_gets_every_row_with_close_at_end_of_input(spark, tmp_path):
+    """A streaming table of trailing windows, a triggered run with `closeAtEndOfInput`: the table
+    holds every row, once, with the count and sum of its group's rows in [t - size, t], the latest
+    rows too (without the setting they would wait for the next run). One run: the next runs'
+    rows and late rows are tests/test_trailing_idle.py's."""
+    root, source = str(tmp_path / "pipeline"), str(tmp_path / "in")
+    os.makedirs(root)
+    write_pipeline(root, source, {"spark.sql.shuffle.partitions": "2",
+                                  "spark.sql.slidingWindow.closeAtEndOfInput": "true"}, FEATURES_SQL)
+    conf_dir = write_spark_defaults(root)
+    events = first_events()
+    write_file(source, "0.json", events)
+    run_pipeline(root, conf_dir)
+    rows = sorted(tuple(r) for r in spark.read.parquet(os.path.join(root, "warehouse", "features")).collect())
+    assert rows == sorted((k, t, v, len(inside), sum(e[2] for e in inside)) for k, t, v in events
+                          for inside in [[e for e in events if e[0] == k and t - SIZE <= e[1] <= t]])

@@ -26,8 +26,8 @@ from streaming_harness import (BASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, ROCKSDB, SE
 from trailing_harness import OPERATOR, check, emitted_rows, frame_query, generate, trailing_query
 
 TRAILING_BATCH_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
-# The elements of a chunk of the frames' stacks (state/TrailingFramesState.scala) and the bytes
-# of rows a task holds in Pending parts (state/PendingParts.scala): small, so that the tests'
+# The elements of a chunk of the frames' stacks (stored/StoredFrames.scala) and the bytes
+# of rows a task holds in Pending parts (state/trailing/PendingParts.scala): small, so that the tests'
 # small groups fill chunks and read them back, and write a group's rows of one second in several
 # parts.
 CHUNK_ELEMENTS_CONF = "spark.sql.slidingWindow.trailingWindows.state.chunkElements"

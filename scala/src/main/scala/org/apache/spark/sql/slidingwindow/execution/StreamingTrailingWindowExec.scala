@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Exp
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement, StateStoreSchema}
 import org.apache.spark.sql.slidingwindow.state.trailing.{PendingParts, TrailingState, TrailingStateLayout}
@@ -22,7 +23,9 @@ import org.apache.spark.util.CompletionIterator
  * aggregates over its group's rows in each frame, the same values as the batch query's
  * ([[TrailingFramesProcessor]]). A StateStoreWriter, so that Spark validates its state schema,
  * runs no-data batches for it and reports it in `stateOperators`; its state info is set when it
- * is planned and its watermarks by [[org.apache.spark.sql.slidingwindow.planning.StreamingWatermarks]].
+ * is planned and its watermarks by [[org.apache.spark.sql.slidingwindow.planning.StreamingWatermarks]]:
+ * where its input can go quiet ([[IdleSettings]]), those of its [[IdleClock]], which emits the rows
+ * Spark's own watermark keeps waiting (docs/streaming.md, "When the stream goes quiet").
  *
  * @param time     the ORDER BY column, with the watermark that says which rows are due and which
  *                 are late (that of the TIMESTAMP column it is `unix_micros` of, if it is)
@@ -43,8 +46,10 @@ case class StreamingTrailingWindowExec(
     outputMode: Option[OutputMode],
     eventTimeWatermarkForLateEvents: Option[Long],
     eventTimeWatermarkForEviction: Option[Long],
+    idle: IdleSettings,
+    idleClock: Option[IdleClock],
     child: SparkPlan)
-  extends BaseTrailingWindowExec with WindowStateStoreWriter {
+  extends BaseTrailingWindowExec with WindowStateStoreWriter with QuietClose {
 
   override def nodeName: String = "StreamingTrailingWindow"
   override def shortName: String = "trailingWindow"
@@ -68,11 +73,12 @@ case class StreamingTrailingWindowExec(
 
   override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
     Seq(StatefulOperatorCustomSumMetric("numStateRowsRead", "number of state rows read"),
-      StatefulOperatorCustomSumMetric("numGroupsEmitted", "number of groups with rows emitted"))
+      StatefulOperatorCustomSumMetric("numGroupsEmitted", "number of groups with rows emitted"),
+      StatefulOperatorCustomSumMetric("numRowsClosedWhileIdle",
+        "number of rows emitted that Spark's own watermark kept waiting: emitted because the input went quiet"))
 
-  /** Another micro-batch without new input when Spark's watermark moved, as Spark's own operators. */
-  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
-    eventTimeWatermarkForEviction.exists(newInputWatermark > _)
+  // When Spark's watermark moved, or the idle clock would make rows due (QuietClose).
+  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean = runAnotherBatch(newInputWatermark)
 
   override protected def details: Seq[(String, String, String)] = Seq(
     ("time", "Time", timeName),
@@ -81,7 +87,8 @@ case class StreamingTrailingWindowExec(
     ("stateStorage", "State arrangement", arrangement.toString),
     ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),
     ("watermarks", "Watermarks (late rows / eviction, ms)",
-      s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"))
+      s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"),
+    whenQuiet)
 
   override protected def doExecute(): RDD[InternalRow] = {
     metrics // initialise the metrics on the driver
@@ -102,6 +109,11 @@ case class StreamingTrailingWindowExec(
     val lags = bySpan.map(_._1._2).toArray
     val chunkElements = StoredFrames.chunkElements(conf)
     val partBytes = PendingParts.partBytes(conf)
+    // Where rows are emitted while the input is quiet: Spark's own eviction watermark (rows past it
+    // are counted), and the earliest time a row waits for, for the decision to run another micro-batch.
+    val numClosedWhileIdle = longMetric("numRowsClosedWhileIdle")
+    val sparkEviction = sparkEvictionMicros
+    val earliestDue = earliestDueReport
 
     // The operator counts its state rows: its stores skip the provider's count where Spark lets
     // them (Spark 4), unless the tests check one against the other.
@@ -114,7 +126,7 @@ case class StreamingTrailingWindowExec(
       val start = System.nanoTime()
       val state = TrailingState(version, store, layout, arrangement, late, eviction, partBytes, verifyCount)
       val processor = new TrailingFramesProcessor(state, time, batchId, late, eviction, largestSize, lags,
-        chunkElements, windows)
+        chunkElements, windows, sparkEviction)
       val out = processor.process(rows)
       // As Spark's StateStoreSaveExec: the rows are handed on as they are computed, and the store
       // is committed once the last one is.
@@ -126,6 +138,8 @@ case class StreamingTrailingWindowExec(
         numUpdated += done.rowsWritten
         numRemoved += done.rowsRemoved
         numRead += done.rowsRead
+        numClosedWhileIdle += processor.rowsClosedWhileIdle
+        earliestDue.foreach(_.add(state.nextDue))
         commitTime += timeTakenMs { state.commit() }
         setStoreMetrics(store)
         if (ownCount) done.rowCount.foreach(numTotal.set)

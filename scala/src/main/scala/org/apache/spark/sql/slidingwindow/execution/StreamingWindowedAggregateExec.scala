@@ -14,7 +14,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf}
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
-import org.apache.spark.sql.slidingwindow.idle.{EarliestVisit, IdleClock, IdleSettings}
+import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.sliding.{RecordCache, RecordLimits, WindowState, WindowStateLayout}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement}
@@ -44,7 +44,7 @@ case class StreamingWindowedAggregateExec(
     idle: IdleSettings,
     idleClock: Option[IdleClock],
     child: SparkPlan)
-  extends BaseWindowedAggregateExec with WindowStateStoreWriter {
+  extends BaseWindowedAggregateExec with WindowStateStoreWriter with QuietClose {
 
   override def shortName: String = WindowedAggregate.shortName(definition)
   override def keyExpressions: Seq[Attribute] = keys
@@ -88,22 +88,8 @@ case class StreamingWindowedAggregateExec(
   override protected def useColumnFamilies: Boolean = arrangement.timeIndex
   override protected def orderedRows: Boolean = arrangement.orderedRows
 
-  // The earliest visit this micro-batch's state scheduled: read on the driver once it ran.
-  @transient private lazy val earliestVisit = {
-    val acc = new EarliestVisit
-    sparkContext.register(acc, "earliest visit scheduled")
-    acc
-  }
-
-  /**
-   * Another micro-batch, without new input, when Spark's watermark moved (as Spark's own
-   * aggregations), or when the idle clock would close windows ([[IdleClock.wantsAnotherBatch]]).
-   * Whether to run one need not be replayable: a micro-batch logged is run again as it is.
-   */
-  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
-    idleClock.map(clock => newInputWatermark > clock.evictionMs ||
-      clock.wantsAnotherBatch(idle, newInputWatermark, System.currentTimeMillis(), earliestVisit.value))
-      .getOrElse(eventTimeWatermarkForEviction.exists(newInputWatermark > _))
+  // When Spark's watermark moved, or the idle clock would close windows (QuietClose).
+  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean = runAnotherBatch(newInputWatermark)
 
   override protected def doExecute(): RDD[InternalRow] = {
     metrics // initialise the metrics on the driver
@@ -134,8 +120,8 @@ case class StreamingWindowedAggregateExec(
     val numClosedWhileIdle = longMetric("numWindowsClosedWhileIdle")
     // Where windows close while the input is quiet: Spark's own eviction watermark (windows past it
     // are counted), and the earliest visit scheduled, for the decision to run another micro-batch.
-    val sparkEviction = idleClock.map(_.sparkEvictionMs * 1000)
-    val earliestVisit = if (idle.enabled) Some(this.earliestVisit) else None
+    val sparkEviction = sparkEvictionMicros
+    val earliestVisit = earliestDueReport
 
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
@@ -182,9 +168,7 @@ case class StreamingWindowedAggregateExec(
     ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),
     ("watermarks", "Watermarks (late rows / eviction, ms)",
       s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"),
-    ("whenQuiet", "When the input goes quiet", idle.toString +
-      idleClock.filter(_.movedOn).map(c => s"; quiet since ${c.lastInputMs} ms, Spark's eviction watermark " +
-        s"${c.sparkEvictionMs} ms").getOrElse("")))
+    whenQuiet)
 
   override protected def withNewChildInternal(newChild: SparkPlan): StreamingWindowedAggregateExec =
     copy(child = newChild)

@@ -21,7 +21,8 @@ import org.apache.spark.sql.slidingwindow.stored.StoredFrames
  *     stored again;
  *  4. once the output is read, the rows emitted are removed, and so are the groups whose frames
  *     no later row reaches ([[StoredFrames.sweep]]); the state's commit writes the Summary row,
- *     which counts the store's rows ([[TrailingState]]).
+ *     which counts the store's rows and bounds the times of the rows left waiting
+ *     ([[TrailingState.nextDue]]).
  * No row comes at or before an emitted time later: it would be late. So a row's windows are
  * complete when it is emitted, a row is emitted exactly once, and a group's frames only ever
  * receive times after those they hold. A micro-batch reads the rows waiting for the watermark and
@@ -31,6 +32,8 @@ import org.apache.spark.sql.slidingwindow.stored.StoredFrames
  * @param lags    how far back each frame ends, frames in the operator's order
  * @param chunkElements the elements of a chunk of the frames' stacks ([[StoredFrames]])
  * @param windows the shared algorithm over rows clustered by group, in time order
+ * @param sparkEvictionMicros Spark's own eviction watermark, where the operator keeps an idle
+ *                clock: rows emitted past it are counted in [[rowsClosedWhileIdle]]
  */
 final class TrailingFramesProcessor(
     state: TrailingState,
@@ -41,18 +44,23 @@ final class TrailingFramesProcessor(
     largestSize: Long,
     lags: Array[Long],
     chunkElements: Int,
-    windows: TrailingWindowsRun) {
+    windows: TrailingWindowsRun,
+    sparkEvictionMicros: Option[Long] = None) {
 
   private val layout = state.layout
   private val pending = state.pending
   private var frames: StoredFrames = _
 
   def droppedLateRows: Long = pending.droppedLateRows
+  /** The rows emitted that Spark's own eviction watermark kept waiting (the idle clock's). */
+  var rowsClosedWhileIdle = 0L
+  private val closedWhileIdleAfter = sparkEvictionMicros.getOrElse(Long.MaxValue)
 
   /**
    * The rows this micro-batch emits, with their windows; [[finish]] once they are read. A
    * watermark that did not move (the first micro-batch, one without a later time) makes none due
-   * and removes nothing: the state is not read.
+   * and removes nothing: the state is not read, but for a Summary row that does not bound the
+   * rows waiting (written before it did): every Pending row is read then.
    */
   def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     pending.keep(input, time, batchId)
@@ -90,6 +98,7 @@ final class TrailingFramesProcessor(
       seqs(n) = seq
       values(n) = row
       n += 1
+      if (t > closedWhileIdleAfter) rowsClosedWhileIdle += 1
     }
     val order = TrailingFramesProcessor.order(groupIds, times, seqs, n)
     Iterator.tabulate(n)(i => values(order(i)))

@@ -4,9 +4,9 @@ import org.apache.spark.util.AccumulatorV2
 
 /**
  * The earliest visit a micro-batch's state has scheduled, over its partitions, in microseconds
- * (Long.MaxValue: none): no window closes before the watermark reaches it. The operator reads it
- * on the driver to decide whether a micro-batch without new input would close windows
- * ([[org.apache.spark.sql.slidingwindow.execution.StreamingWindowedAggregateExec.shouldRunAnotherBatch]]).
+ * (Long.MaxValue: none): no window closes (no trailing row is due) before the watermark reaches
+ * it. The operator reads it on the driver to decide whether a micro-batch without new input would
+ * close windows ([[QuietClose.runAnotherBatch]]).
  */
 final class EarliestVisit extends AccumulatorV2[Long, Long] {
   private var earliest = Long.MaxValue

@@ -4,8 +4,8 @@ import org.json4s.{DefaultFormats, Formats, JBool, JInt, JObject}
 import org.json4s.jackson.JsonMethods.{compact, parse, render}
 
 /**
- * The watermarks a streaming windowed aggregation runs one micro-batch with, where its input can
- * go quiet (docs/streaming.md, "When the stream goes quiet"), decided on the driver when the
+ * The watermarks a streaming windowed aggregation (or streaming trailing windows) runs one
+ * micro-batch with, where its input can go quiet (docs/streaming.md, "When the stream goes quiet"), decided on the driver when the
  * micro-batch is planned, from values Spark logs with the micro-batch (its timestamp and
  * watermark) and the clock of the micro-batch before
  * ([[org.apache.spark.sql.slidingwindow.planning.IdleClockLog]]): a micro-batch run again
@@ -19,7 +19,7 @@ import org.json4s.jackson.JsonMethods.{compact, parse, render}
  *  - end of input (`closeAtEndOfInput`, a micro-batch without input rows of a query run with
  *    `Trigger.AvailableNow`): Wsp + the watermark's delay + the window size + 1 ms, past every
  *    window of the rows seen (Spark's watermark is the latest event time, in whole milliseconds,
- *    less its delay);
+ *    less its delay); for trailing windows, whose rows are due at their time, without the size;
  *  - the eviction watermark: the largest of Wsp, those, and the previous micro-batch's: it never
  *    goes back, even when new rows bring Spark's own watermark back below it;
  *  - the late-rows watermark: the larger of Spark's and the previous micro-batch's eviction
@@ -93,7 +93,7 @@ object IdleClock {
    * the micro-batch before, `previous` (none: the first micro-batch of the query, or of a
    * checkpoint written before the clock was kept). `endOfInput`: the micro-batch ends the input
    * of an AvailableNow run; `closeAllMs`: the time past every window of the rows seen, Spark's
-   * eviction watermark + the watermark's delay + the window size + 1 ms.
+   * eviction watermark + the watermark's delay + the window size (none for trailing windows) + 1 ms.
    */
   def next(previous: Option[IdleClock], settings: IdleSettings, batchTimestampMs: Long, hadInput: Boolean,
       sparkLateMs: Long, sparkEvictionMs: Long, endOfInput: Boolean, closeAllMs: => Long): IdleClock = {

@@ -52,8 +52,8 @@ object IdleClockLog extends Logging {
         val old = new Path(log, (batch - kept).toString)
         if (batch >= kept && fs.exists(old)) fs.delete(old, false)
         if (clock.movedOn) {
-          logInfo(s"Windowed aggregation $operatorId, micro-batch $batch: the input has been quiet since " +
-            s"${clock.lastInputMs} ms; windows close under the watermark ${clock.evictionMs} ms " +
+          logInfo(s"Stateful operator $operatorId, micro-batch $batch: the input has been quiet since " +
+            s"${clock.lastInputMs} ms; windows close (rows are due) under the watermark ${clock.evictionMs} ms " +
             s"(Spark's: ${clock.sparkEvictionMs} ms)")
         }
         clock

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec, StreamingWindowedAggregateExec}
-import org.apache.spark.sql.slidingwindow.idle.IdleClock
+import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StatefulOperatorStateInfo}
 
 /**
@@ -23,25 +23,42 @@ case class StreamingWatermarks(session: SparkSession) extends ColumnarRule {
       // Spark's own operators.
       case op: StreamingWindowedAggregateExec if needsWatermarks(op.stateInfo, op.eventTimeWatermarkForEviction, op.time) =>
         withPropagated(op, op.stateInfo.get) { (execution, late, eviction) =>
-          val info = op.stateInfo.get
-          val clock = IdleClockLog.clock(session, execution, info.operatorId, op.idle) { previous =>
-            val hadInput = MicroBatchInput.hasRows(execution.logical)
-            val delayMs = op.time.metadata.getLong(EventTimeWatermark.delayKey)
-            IdleClock.next(previous, op.idle, execution.offsetSeqMetadata.batchTimestampMs, hadInput,
-              late, eviction, endOfInput = !hadInput && op.idle.availableNow,
-              closeAllMs = eviction + delayMs + (op.definition.sizeMicros + 999) / 1000 + 1)
-          }
+          // A window closes at its end: past every window, the latest row's time plus the size.
+          val clock = idleClock(execution, op.stateInfo.get, op.idle, op.time, late, eviction,
+            (op.definition.sizeMicros + 999) / 1000)
           op.copy(
             eventTimeWatermarkForLateEvents = Some(clock.map(_.lateMs).getOrElse(late)),
             eventTimeWatermarkForEviction = Some(clock.map(_.evictionMs).getOrElse(eviction)),
             idleClock = clock)
         }
       case op: StreamingTrailingWindowExec if needsWatermarks(op.stateInfo, op.eventTimeWatermarkForEviction, op.time) =>
-        withPropagated(op, op.stateInfo.get) { (_, late, eviction) =>
-          op.copy(eventTimeWatermarkForLateEvents = Some(late), eventTimeWatermarkForEviction = Some(eviction))
+        withPropagated(op, op.stateInfo.get) { (execution, late, eviction) =>
+          // A row is due once the eviction watermark is at its time: past every row, its time.
+          val clock = idleClock(execution, op.stateInfo.get, op.idle, op.time, late, eviction, 0L)
+          op.copy(
+            eventTimeWatermarkForLateEvents = Some(clock.map(_.lateMs).getOrElse(late)),
+            eventTimeWatermarkForEviction = Some(clock.map(_.evictionMs).getOrElse(eviction)),
+            idleClock = clock)
         }
     }
   }
+
+  /**
+   * The operator's [[IdleClock]] for the micro-batch `execution` plans, from Spark's watermarks
+   * (None where it keeps none). At the end of an AvailableNow run's input, the watermark passes
+   * every row seen and `pastLatestMs` more: Spark's watermark is the latest event time, in whole
+   * milliseconds (truncated), less the delay, so Spark's + the delay + 1 ms is past the latest
+   * row's time, microseconds and all.
+   */
+  private def idleClock(execution: IncrementalExecution, info: StatefulOperatorStateInfo, idle: IdleSettings,
+      time: Attribute, late: Long, eviction: Long, pastLatestMs: Long): Option[IdleClock] =
+    IdleClockLog.clock(session, execution, info.operatorId, idle) { previous =>
+      val hadInput = MicroBatchInput.hasRows(execution.logical)
+      val delayMs = time.metadata.getLong(EventTimeWatermark.delayKey)
+      IdleClock.next(previous, idle, execution.offsetSeqMetadata.batchTimestampMs, hadInput,
+        late, eviction, endOfInput = !hadInput && idle.availableNow,
+        closeAllMs = eviction + delayMs + pastLatestMs + 1)
+    }
 
   private def needsWatermarks(stateInfo: Option[_], eviction: Option[Long], time: Attribute): Boolean =
     stateInfo.isDefined && eviction.isEmpty && time.metadata.contains(EventTimeWatermark.delayKey)

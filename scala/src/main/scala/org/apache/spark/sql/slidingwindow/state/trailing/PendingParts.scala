@@ -32,7 +32,9 @@ import org.apache.spark.unsafe.Platform
  * Every row waiting is after the watermark for late rows, the eviction watermark of the
  * micro-batch before, so the rows due are in the buckets from its one to the eviction
  * watermark's: a prefix scan of each reads them, unless the watermark jumped over more buckets
- * than a scan of the whole store costs ([[PendingParts.MaxBucketScans]]).
+ * than a scan of the whole store costs ([[PendingParts.MaxBucketScans]]). The times of the rows it
+ * keeps and reads that wait after it ([[waitingRead]]), with the earliest time a row it did not
+ * read may have ([[notReadFrom]]), bound the rows waiting ([[WaitingTimes]]).
  */
 private[slidingwindow] final class PendingParts private[trailing] (store: StateStore, layout: TrailingStateLayout,
     counters: StateCounters, lateMicros: Long, evictionMicros: Long, partBytes: Long) {
@@ -44,6 +46,28 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
   private val family: String = layout.dataFamily
 
   var droppedLateRows = 0L
+
+  /** The times of the rows kept or read that are not due (bounds). */
+  var waitingRead: WaitingTimes = WaitingTimes.none
+  private def waits(t: Long): Unit =
+    if (t > evictionMicros && (t < waitingRead.earliest || t > waitingRead.latest)) {
+      waitingRead = waitingRead.union(WaitingTimes.of(t))
+    }
+  // Which rows were read: none yet, those of the buckets up to the eviction watermark's, or all.
+  private var readTo: Option[Long] = None
+  private var readAll = false
+
+  /**
+   * The earliest time a row waiting that this micro-batch did not keep or read may have: every
+   * row waiting is after the watermark for late rows, and after the buckets read (Long.MaxValue:
+   * every row was read).
+   */
+  def notReadFrom: Long =
+    if (readAll) Long.MaxValue
+    else readTo.map { last =>
+      val next = last + 1
+      if (next > 0) math.max(next * BucketMicros, evictionMicros + 1) else evictionMicros + 1
+    }.getOrElse(lateMicros + 1)
 
   private val emptied = mutable.ArrayBuffer.empty[UnsafeRow]
   private val rest = mutable.ArrayBuffer.empty[(UnsafeRow, Array[Byte])]
@@ -84,6 +108,7 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
         case other => toUnsafe(other)
       }
       part.add(t, rowSeq, u)
+      waits(t)
       buffered += Header + u.getSizeInBytes
       if (buffered >= partBytes) write()
     }
@@ -105,6 +130,7 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
         row.pointTo(bytes, offset + Header, length)
         due(key, t, Platform.getLong(bytes, offset + 8), row)
       } else {
+        waits(t)
         if (notDue == null) notDue = new Part(null)
         notDue.copy(bytes, offset, Header + length)
       }
@@ -127,6 +153,7 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
   private def scanDue(visit: (UnsafeRow, UnsafeRow) => Unit): Unit = {
     val (first, last) = (bucketOf(lateMicros), bucketOf(evictionMicros))
     if (lateMicros != Long.MinValue && last - first < MaxBucketScans) {
+      readTo = Some(last)
       var b = first
       while (b <= last) {
         val pending = StateStoreApi.prefixScan(store, rows.kindPrefix(Pending, b), family)
@@ -134,10 +161,11 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
         b += 1
       }
     } else {
-      val all = StateStoreApi.iterator(store, family)
-      try all.foreach { pair =>
+      readAll = true
+      val every = StateStoreApi.iterator(store, family)
+      try every.foreach { pair =>
         if (pair.key.getInt(0) == Pending.id) visit(pair.key, pair.value)
-      } finally all.close()
+      } finally every.close()
     }
   }
 }

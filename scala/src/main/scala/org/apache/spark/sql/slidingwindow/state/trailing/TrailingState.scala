@@ -22,6 +22,12 @@ abstract class TrailingState private[trailing] (store: StateStore, val layout: T
 
   /** The rows of the groups' frames. */
   def frames: FramesRows
+
+  /**
+   * Once the micro-batch kept its rows and emitted those due: the earliest time a row waits for,
+   * or earlier (Long.MaxValue: none waits), which the idle clock runs a micro-batch for.
+   */
+  def nextDue: Long
 }
 
 object TrailingState {

@@ -12,9 +12,10 @@ import org.apache.spark.unsafe.Platform
  *    writes or deletes it to count them (`trackTotalNumberOfRows`), the operator reports this
  *    count as `numRowsTotal` on Spark 4;
  *  - when the state may first hold a group whose frames no later row reaches
- *    ([[FramesRows.expired]]; Long.MaxValue: none).
- * Its bytes: the time as a zigzag varint, then the count as a varint. A store with no other row
- * has none.
+ *    ([[FramesRows.expire]]; Long.MaxValue: none);
+ *  - the bounds of the times of the Pending rows waiting ([[WaitingTimes]]), for the idle clock.
+ * Its bytes: the time as a zigzag varint, then the count as a varint, then the earliest and the
+ * latest waiting times as zigzag varints. A store with no other row has none.
  */
 private[trailing] final class TrailingSummary(store: StateStore, layout: TrailingStateLayout,
     counters: StateCounters) {
@@ -23,6 +24,7 @@ private[trailing] final class TrailingSummary(store: StateStore, layout: Trailin
   private var stored = false // the store has the row
   private var storedCount = 0L // the other rows
   private var sweepAt = Long.MaxValue
+  private var waitingTimes = WaitingTimes.none
 
   private def load(): Unit = if (!loaded) {
     loaded = true
@@ -33,6 +35,7 @@ private[trailing] final class TrailingSummary(store: StateStore, layout: Trailin
       val in = new CompactReader(rows.bytesOf(value), Platform.BYTE_ARRAY_OFFSET)
       sweepAt = in.signed()
       storedCount = in.varint()
+      waitingTimes = WaitingTimes(in.signed(), in.signed())
     }
   }
 
@@ -50,6 +53,13 @@ private[trailing] final class TrailingSummary(store: StateStore, layout: Trailin
   private var ownCreated = 0L
   private var ownRemoved = 0L
   private def others: Long = { load(); storedCount + counters.created - ownCreated - counters.removed + ownRemoved }
+
+  /** The bounds of the times of the rows waiting. */
+  def waiting: WaitingTimes = { load(); waitingTimes }
+
+  /** Once the micro-batch kept and emitted its rows: the bounds of those waiting. */
+  def waiting_=(times: WaitingTimes): Unit = { load(); waitingTimes = times }
+
 
   /** The store's rows, this one included (it is kept where there is any other). */
   def rowCount: Long = if (others == 0) 0L else others + 1
@@ -71,6 +81,8 @@ private[trailing] final class TrailingSummary(store: StateStore, layout: Trailin
       val out = new CompactWriter
       out.signed(sweepAt)
       out.varint(count)
+      out.signed(waitingTimes.earliest)
+      out.signed(waitingTimes.latest)
       StateStoreApi.put(store, rows.summaryKey, rows.bytesValue(out.result(0)), layout.dataFamily)
       counters.written += 1
       if (!stored) {
