@@ -3,7 +3,9 @@ package sliding
 
 import scala.collection.mutable
 
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.unsafe.Platform
 
 /**
@@ -65,7 +67,7 @@ private[state] final class RecordChunks(
   private def loadChunk(kind: StateRowKind, first: Long): Unit = {
     record.chunks(kind).remove(first)
     chunkChanges += 1
-    val value = store.get(group, kind, first)
+    val value = store.get(group, kind.id, first)
     assert(value != null, s"the $kind chunk at $first of a group is missing")
     counters.read += 1
     record.loadChunk(kind, value, codec) // its rows are copied out of it
@@ -118,7 +120,7 @@ private[state] final class RecordChunks(
       val nextOut = chunks.higherKey(first)
       var i = from
       while (i < end && i - from < chunkRows && (nextOut == null || entries.timeAt(i) < nextOut)) i += 1
-      store.put(group, kind, first, codec.recordValue(null, record.chunkContents(entries, from, i)))
+      store.put(group, kind.id, first, codec.recordValue(null, record.chunkContents(entries, from, i)))
       counters.written += 1
       if (!loadedChunks.contains((kind, first))) counters.created += 1 // else it replaces the chunk loaded
       writtenChunks += ((kind, first))
@@ -133,7 +135,7 @@ private[state] final class RecordChunks(
   def removeLoaded(): Unit = if (loadedChunks.nonEmpty) {
     loadedChunks.foreach { case (kind, first) =>
       if (!writtenChunks.contains((kind, first))) {
-        store.remove(group, kind, first)
+        store.remove(group, kind.id, first)
         counters.removed += 1
       }
     }
@@ -214,5 +216,23 @@ private[state] final class RecordChunks(
         bufferView.pointTo(bufferWords, Platform.LONG_ARRAY_OFFSET, 8 * n)
         bufferView
       }
+  }
+}
+
+private[state] object RecordChunks {
+  /**
+   * The chunks in the state store, in `family` (`chunks` with a time index, else the default): a
+   * row each, keyed (group, the chunk kind of the series' row kind, first time), whose value's
+   * `__record` holds a section of rows.
+   */
+  def store(store: StateStore, codec: WindowStateCodec, family: String): ChunkStore = new ChunkStore {
+    private def key(group: InternalRow, series: Int, first: Long): UnsafeRow =
+      codec.key(group, StateRowKind.chunkOf(StateRowKind.of(series)), first)
+    override def get(group: InternalRow, series: Int, first: Long): UnsafeRow =
+      StateStoreApi.get(store, key(group, series, first), family)
+    override def put(group: InternalRow, series: Int, first: Long, value: UnsafeRow): Unit =
+      StateStoreApi.put(store, key(group, series, first), value, family)
+    override def remove(group: InternalRow, series: Int, first: Long): Unit =
+      StateStoreApi.remove(store, key(group, series, first), family)
   }
 }

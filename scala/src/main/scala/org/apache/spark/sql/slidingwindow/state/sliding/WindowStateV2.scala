@@ -31,7 +31,7 @@ private[state] final class WindowStateV2(store: StateStore, layout: WindowStateL
   // With a time index (RocksDB), the rows are counted here, not by the provider.
   private val commitRow = if (arrangement.timeIndex) Some(new CommitRow(store)) else None
 
-  private val chunks = new RecordChunks(ChunkStore(store, codec, chunkFamily), codec, counters, limits,
+  private val chunks = new RecordChunks(RecordChunks.store(store, codec, chunkFamily), codec, counters, limits,
     layout.numBufferFields)
   private val session = new GroupRecordSession(store, layout, codec, counters, keyed, chunks, limits,
     commitRow, recordCacheBytes)

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 package trailing
 
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.StateStore
 
@@ -60,21 +61,32 @@ final class FramesRows private[trailing] (store: StateStore, layout: TrailingSta
     counters.removed += 1
   }
 
+  /**
+   * The Chunk rows of the groups' stacks: a series per stack, its chunks numbered from 0, each
+   * value's `__bytes` the chunk's elements.
+   */
+  private val chunks: ChunkStore = new ChunkStore {
+    override def get(group: InternalRow, stack: Int, chunk: Long): UnsafeRow =
+      StateStoreApi.get(store, rows.key(Chunk, group, stack, chunk), family)
+    override def put(group: InternalRow, stack: Int, chunk: Long, value: UnsafeRow): Unit =
+      StateStoreApi.put(store, rows.key(Chunk, group, stack, chunk), value, family)
+    override def remove(group: InternalRow, stack: Int, chunk: Long): Unit =
+      StateStoreApi.remove(store, rows.key(Chunk, group, stack, chunk), family)
+  }
+
   /** Writes chunk `chunk` of the group's stack `stack`: `length` bytes of `bytes`. */
   def putChunk(group: UnsafeRow, stack: Int, chunk: Int, bytes: Array[Byte], length: Int): Unit = {
-    StateStoreApi.put(store, rows.key(Chunk, group, stack, chunk),
-      rows.bytesValue(java.util.Arrays.copyOf(bytes, length)), family)
+    chunks.put(group, stack, chunk, rows.bytesValue(java.util.Arrays.copyOf(bytes, length)))
     counters.written += 1
     counters.created += 1
   }
 
   /** Reads and removes chunk `chunk` of the group's stack `stack`. */
   def takeChunk(group: UnsafeRow, stack: Int, chunk: Int): Array[Byte] = {
-    val key = rows.key(Chunk, group, stack, chunk)
-    val value = StateStoreApi.get(store, key, family)
+    val value = chunks.get(group, stack, chunk)
     if (value == null) throw new IllegalStateException(s"trailing windows state: chunk $chunk of stack $stack missing")
     val bytes = rows.bytesOf(value)
-    StateStoreApi.remove(store, key, family)
+    chunks.remove(group, stack, chunk)
     counters.read += 1
     counters.removed += 1
     bytes
@@ -82,7 +94,7 @@ final class FramesRows private[trailing] (store: StateStore, layout: TrailingSta
 
   /** Removes chunk `chunk` of the group's stack `stack`, unread. */
   def removeChunk(group: UnsafeRow, stack: Int, chunk: Int): Unit = {
-    StateStoreApi.remove(store, rows.key(Chunk, group, stack, chunk), family)
+    chunks.remove(group, stack, chunk)
     counters.removed += 1
   }
 

@@ -27,11 +27,13 @@ class RecordChunksSuite {
   /** Chunk rows by (kind, first time), as the state store would hold them. */
   private final class MemoryChunks extends ChunkStore {
     val rows = mutable.HashMap.empty[(StateRowKind, Long), UnsafeRow]
-    override def get(group: InternalRow, kind: StateRowKind, first: Long): UnsafeRow = rows.get((kind, first)).orNull
-    override def put(group: InternalRow, kind: StateRowKind, first: Long, value: UnsafeRow): Unit =
-      rows((kind, first)) = value.copy()
-    override def remove(group: InternalRow, kind: StateRowKind, first: Long): Unit =
-      assertTrue(s"a $kind chunk at $first to remove", rows.remove((kind, first)).isDefined)
+    override def get(group: InternalRow, series: Int, first: Long): UnsafeRow =
+      rows.get((StateRowKind.of(series), first)).orNull
+    override def put(group: InternalRow, series: Int, first: Long, value: UnsafeRow): Unit =
+      rows((StateRowKind.of(series), first)) = value.copy()
+    override def remove(group: InternalRow, series: Int, first: Long): Unit =
+      assertTrue(s"a ${StateRowKind.of(series)} chunk at $first to remove",
+        rows.remove((StateRowKind.of(series), first)).isDefined)
   }
 
   private def value(n: Long): UnsafeRow = codec.partialValue(InternalRow(n)).copy()
