@@ -95,6 +95,7 @@ case class StreamingTrailingWindowExec(
     val lags = bySpan.map(_._1._2).toArray
     val chunkElements = TrailingFramesState.chunkElements(conf)
     val partBytes = PendingParts.partBytes(conf)
+    val stepBytes = TrailingDueSteps.stepBytes(conf)
 
     // The operator counts its state rows: its stores skip the provider's count where Spark lets
     // them (Spark 4), unless the tests check one against the other.
@@ -106,7 +107,7 @@ case class StreamingTrailingWindowExec(
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
       val processor = new TrailingFramesProcessor(store, layout, time, batchId, late, eviction, largestSize, lags,
-        chunkElements, partBytes, windows)
+        chunkElements, partBytes, stepBytes, windows)
       val out = processor.process(rows)
       // As Spark's StateStoreSaveExec: the rows are handed on as they are computed, and the store
       // is committed once the last one is.
