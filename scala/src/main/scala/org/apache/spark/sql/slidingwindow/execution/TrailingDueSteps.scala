@@ -9,8 +9,8 @@ import org.apache.spark.sql.slidingwindow.state.PendingParts
 
 /**
  * The Pending rows a micro-batch makes due, read and handed on in steps: a step reads the due
- * buckets that come next ([[PendingParts.dueBuckets]]) until their parts hold `stepBytes` (or the
- * buckets end), sorts their rows by (group, time, seq) and hands them on as they are pulled; the
+ * buckets that come next ([[PendingParts.dueBuckets]]) until their parts and rows take `stepBytes`
+ * (or the buckets end), sorts their rows by (group, time, seq) and hands them on as they are pulled; the
  * next step first lets [[PendingParts.finish]] remove the parts the last one read. Buckets are
  * disjoint spans of time, so each group's rows come in time order across steps (a group of
  * several steps resumes its frames from the state at each), and a backlog of any size takes the
@@ -74,16 +74,21 @@ private[execution] final class TrailingDueSteps(pending: PendingParts, groupOf: 
     n = 0
     at = 0
     var bytes = 0L
-    while (bytes < stepBytes && buckets.hasNext) bytes += pending.readBucket(buckets.next(), take)
+    while (bytes + n * TrailingDueSteps.RowOverhead < stepBytes && buckets.hasNext) {
+      bytes += pending.readBucket(buckets.next(), take)
+    }
     order = TrailingFramesProcessor.order(groupIds, times, seqs, n)
   }
 }
 
 private[slidingwindow] object TrailingDueSteps {
+  /** The heap a row due takes besides its bytes: its UnsafeRow and its slots in the step's arrays. */
+  val RowOverhead = 72L
+
   /**
-   * Internal, for tests: the bytes of Pending parts a step of the rows due reads at least one
-   * bucket of, then no more (by default [[DefaultStepBytes]]), so that small streams take several
-   * steps.
+   * Internal, for tests: the heap a step of the rows due takes, their parts' bytes and
+   * [[RowOverhead]] per row, once it has read at least one bucket (by default
+   * [[DefaultStepBytes]]), so that small streams take several steps.
    */
   val stepBytesKey = "spark.sql.slidingWindow.trailingWindows.state.dueStepBytes"
   val DefaultStepBytes: Long = 16L << 20
