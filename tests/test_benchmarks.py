@@ -89,9 +89,17 @@ def test_streaming_benchmark_measures_each_shape_in_a_process_of_its_own(tmp_pat
 
 
 def test_memory_benchmark_runs():
-    out = run_benchmark("benchmarks.memory", "--rows", "300000", "--windows", "20000", timeout=600)
+    """The trailing case at a size an operator that collects the rows due before emitting them
+    cannot take in the benchmark's 640 MiB heap: 500,000 rows of 1,000 characters (about 520 MB)
+    kept waiting in one partition, then all due at once."""
+    out = run_benchmark("benchmarks.memory", "--rows", "300000", "--windows", "20000",
+                        "--trailing-rows", "500000", "--trailing-groups", "100", "--trailing-payload", "1000",
+                        timeout=900)
     assert "300,000" in out  # the group case
     assert "| 20,000 |" in out  # the stream case: windows closed in one micro-batch, all emitted
+    trailing = next(line for line in out.splitlines() if line.startswith("| 500,000 | 100 |"))
+    cells = [c.strip() for c in trailing.split("|")[1:-1]]
+    assert cells[4] == "640 MiB" and cells[9] == "500,000", cells  # the heap; every row emitted
 
 
 def test_spark_versions_benchmark_measures_both_queries_on_this_spark():

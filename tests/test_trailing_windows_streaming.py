@@ -32,6 +32,9 @@ TRAILING_BATCH_CONF = "spark.sql.slidingWindow.trailingWindows.batch"
 # parts.
 CHUNK_ELEMENTS_CONF = "spark.sql.slidingWindow.trailingWindows.state.chunkElements"
 PART_BYTES_CONF = "spark.sql.slidingWindow.trailingWindows.state.partBytes"
+# The bytes of Pending parts a step of the rows due reads (execution/TrailingDueSteps.scala): 1,
+# so that each bucket (second) of a backlog is a step of its own.
+DUE_STEP_BYTES_CONF = "spark.sql.slidingWindow.trailingWindows.state.dueStepBytes"
 
 
 def run_stream(spark, tmp_path, stream: Stream, provider: str, restarts: Sequence[int] = (),
@@ -206,6 +209,52 @@ def test_a_micro_batch_reads_the_rows_waiting_not_the_rows_kept(spark, tmp_path)
         kinds = (spark.read.format("statestore").option("operatorId", 2000).load(checkpoint)
                  .groupBy("key.__kind").count().collect())
         assert {k[0] for k in kinds} >= {0, 1, 2}, kinds  # Pending, Frames, Chunk rows
+
+
+@pytest.mark.parametrize("jump", [200, 7200], ids=["bucket-by-bucket", "whole-store-scan"])
+def test_a_backlog_due_at_once_is_emitted_in_steps(spark, tmp_path, provider, jump):
+    """A backlog of rows kept waiting over several micro-batches (three keys, 60 seconds, equal
+    times, several parts per group and second), then a watermark that jumps `jump` seconds, over
+    fewer buckets than a whole-store scan is worth or more: read one bucket (second) per step, each
+    group resuming its frames at every step, every row due is emitted once with the aggregates over
+    its group's rows in [t - size, t], as a reference computes them; the rows of the watermark's own
+    second not due yet wait, and come out with the next jump."""
+    rng = random.Random(jump)
+    delay = 100 * SEC
+    events = [(0, rng.choice("abc"), BASE + rng.randrange(60 * SEC) // 250_000 * 250_000, rng.randrange(100), i)
+              for i in range(600)]
+    eviction = BASE + jump * SEC - delay + SEC // 3  # a third into its second
+    # After the eviction watermark, in its second: not due at the jump.
+    waiting = [(0, "a", eviction + SEC // 2, 7, 600), (0, "b", eviction + SEC // 3 + 1, 8, 601)]
+    flush = [(0, FLUSH_KEY, eviction + delay, 0, 602)]
+    later = [(0, FLUSH_KEY, eviction + delay + 10 * SEC, 0, 603)]
+    files = [events[i:i + 200] for i in range(0, len(events), 200)] + [waiting + flush, later]
+
+    def build(df: DataFrame) -> DataFrame:
+        w = swa.trailing_window("k", "ts", "10 seconds")
+        w3 = swa.trailing_window("k", "ts", "3 seconds")
+        return df.withWatermark("ts", "100 seconds").select(
+            "id", F.count("*").over(w).alias("n"), F.sum("v").over(w).alias("total"),
+            F.max("v").over(w).alias("top"), F.sum("v").over(w3).alias("total3"))
+
+    kept = events + waiting
+    expected = {}
+    for _, k, t, _, rid in kept:
+        inside = [e for e in kept if e[KEY] == k and t - 10 * SEC <= e[TIME] <= t]
+        inside3 = [e for e in kept if e[KEY] == k and t - 3 * SEC <= e[TIME] <= t]
+        expected[rid] = (len(inside), sum(e[VALUE] for e in inside), max(e[VALUE] for e in inside),
+                         sum(e[VALUE] for e in inside3))
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "ck")
+    write_files(source, files)
+    with session_conf(spark, DUE_STEP_BYTES_CONF, "1"), session_conf(spark, PART_BYTES_CONF, "300"), \
+            session_conf(spark, CHUNK_ELEMENTS_CONF, "4"):
+        run = run_query(spark, source, checkpoint, build, "append")
+    got = {r.id: (r.n, r.total, r.top, r.total3) for _, r in run.rows}
+    assert len(got) == len(run.rows) == len(kept), "each row due emitted once"
+    assert got == expected
+    batch_of = {r.id: b for b, r in run.rows}
+    assert len({batch_of[e[ID]] for e in events}) == 1, "the backlog comes out in one micro-batch"
+    assert batch_of[600] == batch_of[601] > batch_of[0], "the rows of the watermark's second not due wait"
 
 
 def test_sql_window_clause(spark, tmp_path):

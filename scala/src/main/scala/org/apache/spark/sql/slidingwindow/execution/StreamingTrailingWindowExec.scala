@@ -109,6 +109,7 @@ case class StreamingTrailingWindowExec(
     val lags = bySpan.map(_._1._2).toArray
     val chunkElements = StoredFrames.chunkElements(conf)
     val partBytes = PendingParts.partBytes(conf)
+    val stepBytes = TrailingDueSteps.stepBytes(conf)
     // Where rows are emitted while the input is quiet: Spark's own eviction watermark (rows past it
     // are counted), and the earliest time a row waits for, for the decision to run another micro-batch.
     val numClosedWhileIdle = longMetric("numRowsClosedWhileIdle")
@@ -126,7 +127,7 @@ case class StreamingTrailingWindowExec(
       val start = System.nanoTime()
       val state = TrailingState(version, store, layout, arrangement, late, eviction, partBytes, verifyCount)
       val processor = new TrailingFramesProcessor(state, time, batchId, late, eviction, largestSize, lags,
-        chunkElements, windows, sparkEviction)
+        chunkElements, stepBytes, windows, sparkEviction)
       val out = processor.process(rows)
       // As Spark's StateStoreSaveExec: the rows are handed on as they are computed, and the store
       // is committed once the last one is.

@@ -1,9 +1,7 @@
 package org.apache.spark.sql.slidingwindow.execution
 
-import java.util.{HashMap => JHashMap}
-
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.slidingwindow.state.trailing.TrailingState
 import org.apache.spark.sql.slidingwindow.stored.StoredFrames
 
@@ -14,15 +12,14 @@ import org.apache.spark.sql.slidingwindow.stored.StoredFrames
  *     for those at or before the watermark for late rows (dropped, counted) and those without a
  *     time;
  *  2. the Pending rows at or before the eviction watermark are due: a prefix scan of each bucket
- *     between the two watermarks reads them;
- *  3. each group with rows due resumes its frames where its last micro-batch left them
- *     ([[StoredFrames]]), its rows due go through them in time order (the algorithm of
- *     batch queries, [[TrailingWindowsRun]]), each emitted with its windows, and its frames are
- *     stored again;
- *  4. once the output is read, the rows emitted are removed, and so are the groups whose frames
- *     no later row reaches ([[StoredFrames.sweep]]); the state's commit writes the Summary row,
- *     which counts the store's rows and bounds the times of the rows left waiting
- *     ([[TrailingState.nextDue]]).
+ *     between the two watermarks reads them, a few buckets at a time ([[TrailingDueSteps]]);
+ *  3. in each step, each group with rows due resumes its frames where they were left (by its last
+ *     micro-batch or step, [[StoredFrames]]), its rows due go through them in time order
+ *     (the algorithm of batch queries, [[TrailingWindowsRun]]), each emitted with its windows, and
+ *     its frames are stored again; once a step's rows are read, its parts are removed;
+ *  4. once the output is read, the groups whose frames no later row reaches are removed
+ *     ([[StoredFrames.sweep]]); the state's commit writes the Summary row, which counts the
+ *     store's rows and bounds the times of the rows left waiting ([[TrailingState.nextDue]]).
  * No row comes at or before an emitted time later: it would be late. So a row's windows are
  * complete when it is emitted, a row is emitted exactly once, and a group's frames only ever
  * receive times after those they hold. A micro-batch reads the rows waiting for the watermark and
@@ -31,6 +28,7 @@ import org.apache.spark.sql.slidingwindow.stored.StoredFrames
  * @param time    the ORDER BY expression, bound to the input rows (microseconds)
  * @param lags    how far back each frame ends, frames in the operator's order
  * @param chunkElements the elements of a chunk of the frames' stacks ([[StoredFrames]])
+ * @param stepBytes the bytes of Pending parts a step of the rows due reads (at least a bucket's)
  * @param windows the shared algorithm over rows clustered by group, in time order
  * @param sparkEvictionMicros Spark's own eviction watermark, where the operator keeps an idle
  *                clock: rows emitted past it are counted in [[rowsClosedWhileIdle]]
@@ -44,6 +42,7 @@ final class TrailingFramesProcessor(
     largestSize: Long,
     lags: Array[Long],
     chunkElements: Int,
+    stepBytes: Long,
     windows: TrailingWindowsRun,
     sparkEvictionMicros: Option[Long] = None) {
 
@@ -71,42 +70,16 @@ final class TrailingFramesProcessor(
     })
   }
 
-  /** The Pending rows due, group after group, each group's in (time, seq) order. */
-  private def due(): Iterator[InternalRow] = {
-    val groupOf = layout.groupOfKey()
-    val groups = new JHashMap[UnsafeRow, Integer]
-    var groupIds = new Array[Int](64)
-    var times = new Array[Long](64)
-    var seqs = new Array[Long](64)
-    var values = new Array[InternalRow](64)
-    var n = 0
-    pending.readDue { (key: UnsafeRow, t: Long, seq: Long, row: InternalRow) =>
-      if (n == times.length) {
-        groupIds = java.util.Arrays.copyOf(groupIds, 2 * n)
-        times = java.util.Arrays.copyOf(times, 2 * n)
-        seqs = java.util.Arrays.copyOf(seqs, 2 * n)
-        values = java.util.Arrays.copyOf(values, 2 * n)
-      }
-      val g = groupOf(key)
-      var id = groups.get(g)
-      if (id == null) {
-        id = groups.size
-        groups.put(g.copy(), id)
-      }
-      groupIds(n) = id
-      times(n) = t
-      seqs(n) = seq
-      values(n) = row
-      n += 1
-      if (t > closedWhileIdleAfter) rowsClosedWhileIdle += 1
-    }
-    val order = TrailingFramesProcessor.order(groupIds, times, seqs, n)
-    Iterator.tabulate(n)(i => values(order(i)))
-  }
+  /**
+   * The Pending rows due, in steps of a few buckets ([[TrailingDueSteps]]), each step's group
+   * after group, each group's in (time, seq) order.
+   */
+  private def due(): Iterator[InternalRow] =
+    new TrailingDueSteps(pending, layout.groupOfKey(), stepBytes, t => if (t > closedWhileIdleAfter) rowsClosedWhileIdle += 1)
 
   /**
-   * Stores the last group's frames, and removes the rows emitted and the groups no row reaches;
-   * the state's commit follows.
+   * Stores the last group's frames, and removes the rows of the last step and the groups no row
+   * reaches; the state's commit follows.
    */
   def finish(): Unit = {
     if (frames != null) {

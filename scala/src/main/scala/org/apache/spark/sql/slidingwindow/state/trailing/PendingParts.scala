@@ -23,18 +23,21 @@ import org.apache.spark.unsafe.Platform
  * micro-batch thus writes a state row per group and bucket it has rows for, not one per row.
  *
  * In a micro-batch, [[keep]] writes the input rows, but for those at or before the watermark for
- * late rows (dropped, counted) and those without a time; [[readDue]] reads the rows at or before
- * the eviction watermark; [[finish]], once they are emitted, removes the parts they emptied and
- * writes again the others with their rows not due yet. A task holds a micro-batch's parts in
- * memory until its input ends, or until they take `partBytes`: then it writes them, and goes on
- * with new parts.
+ * late rows (dropped, counted) and those without a time; [[readBucket]] reads the rows at or
+ * before the eviction watermark of one of the [[dueBuckets]]; [[finish]], once they are emitted,
+ * removes the parts they emptied and writes again the one bucket's with rows not due yet. A task
+ * holds a micro-batch's parts in memory until its input ends, or until they take `partBytes`
+ * (their rows' bytes and what each part costs besides): then it writes them, and goes on with
+ * new parts.
  *
  * Every row waiting is after the watermark for late rows, the eviction watermark of the
  * micro-batch before, so the rows due are in the buckets from its one to the eviction
  * watermark's: a prefix scan of each reads them, unless the watermark jumped over more buckets
- * than a scan of the whole store costs ([[PendingParts.MaxBucketScans]]). The times of the rows it
- * keeps and reads that wait after it ([[waitingRead]]), with the earliest time a row it did not
- * read may have ([[notReadFrom]]), bound the rows waiting ([[WaitingTimes]]).
+ * than a scan of the whole store costs ([[PendingParts.MaxBucketScans]]): then one scan finds the
+ * buckets that hold parts, and a prefix scan of each reads them. Buckets are disjoint spans of
+ * time, so the caller reads them in order, a few at a time, and never holds every row due. The
+ * times of the rows it keeps and reads that wait after it ([[waitingRead]]), with the earliest time
+ * a row it did not read may have ([[notReadFrom]]), bound the rows waiting ([[WaitingTimes]]).
  */
 private[slidingwindow] final class PendingParts private[trailing] (store: StateStore, layout: TrailingStateLayout,
     counters: StateCounters, lateMicros: Long, evictionMicros: Long, partBytes: Long) {
@@ -53,18 +56,15 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
     if (t > evictionMicros && (t < waitingRead.earliest || t > waitingRead.latest)) {
       waitingRead = waitingRead.union(WaitingTimes.of(t))
     }
-  // Which rows were read: none yet, those of the buckets up to the eviction watermark's, or all.
+  // Which rows were read: none yet, or those of the buckets up to the eviction watermark's.
   private var readTo: Option[Long] = None
-  private var readAll = false
 
   /**
    * The earliest time a row waiting that this micro-batch did not keep or read may have: every
-   * row waiting is after the watermark for late rows, and after the buckets read (Long.MaxValue:
-   * every row was read).
+   * row waiting is after the watermark for late rows, and after the buckets read.
    */
   def notReadFrom: Long =
-    if (readAll) Long.MaxValue
-    else readTo.map { last =>
+    readTo.map { last =>
       val next = last + 1
       if (next > 0) math.max(next * BucketMicros, evictionMicros + 1) else evictionMicros + 1
     }.getOrElse(lateMicros + 1)
@@ -77,13 +77,15 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
     val keyOf = layout.keyOfInput(time)
     val toUnsafe = ProjectionPool.unsafe(layout.input.zipWithIndex.map { case (a, i) =>
       BoundReference(i, a.dataType, a.nullable) })
-    // The parts open, by their group and bucket (a key with __time and __seq 0).
+    // The parts open, by their group and bucket (a key with __time and __seq 0, the part's own).
     val parts = new JHashMap[UnsafeRow, Part]
     var buffered = 0L
     var partNumber = 0L
     def write(): Unit = {
-      parts.forEach { (_, part) =>
-        StateStoreApi.put(store, part.key, rows.bytesValue(part.bytes()), family)
+      parts.forEach { (key, part) =>
+        // The map is cleared next: its key becomes the part's state key.
+        key.setLong(layout.seqOrdinal, seq(batchId, part.number))
+        StateStoreApi.put(store, key, rows.bytesValue(part.bytes()), family)
         counters.written += 1
         counters.created += 1
       }
@@ -97,11 +99,12 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
       key.setLong(layout.seqOrdinal, 0L)
       var part = parts.get(key)
       if (part == null) {
-        val partKey = key.copy()
-        partKey.setLong(layout.seqOrdinal, seq(batchId, partNumber))
+        part = new Part(partNumber)
         partNumber += 1
-        part = new Part(partKey)
         parts.put(key.copy(), part)
+        // With many groups a part holds a row or two: its key, map entry and buffer are most of
+        // the heap the parts take.
+        buffered += PartOverhead + key.getSizeInBytes
       }
       val u = row match {
         case u: UnsafeRow => u
@@ -115,32 +118,66 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
     write()
   }
 
-  /** Gives `due` every row due, in no order; the eviction watermark is after the late rows' one. */
-  def readDue(due: Due): Unit = scanDue { (key, value) =>
-    counters.read += 1
-    val bytes = rows.bytesOf(value)
-    var notDue: Part = null
-    var at = 0
-    while (at < bytes.length) {
-      val offset = Platform.BYTE_ARRAY_OFFSET + at
-      val t = Platform.getLong(bytes, offset)
-      val length = Platform.getInt(bytes, offset + 16)
-      if (t <= evictionMicros) {
-        val row = new UnsafeRow(layout.numInputFields)
-        row.pointTo(bytes, offset + Header, length)
-        due(key, t, Platform.getLong(bytes, offset + 8), row)
-      } else {
-        waits(t)
-        if (notDue == null) notDue = new Part(null)
-        notDue.copy(bytes, offset, Header + length)
-      }
-      at += Header + length
+  /**
+   * The buckets that may hold rows due, ascending: those between the two watermarks', or, after a
+   * jump over more than [[PendingParts.MaxBucketScans]] of them, those up to the eviction
+   * watermark's that one scan of the store finds parts in (a long per bucket).
+   */
+  def dueBuckets(): Iterator[Long] = {
+    val (first, last) = (bucketOf(lateMicros), bucketOf(evictionMicros))
+    readTo = Some(last)
+    if (lateMicros != Long.MinValue && last - first < MaxBucketScans) {
+      Iterator.range(0, (last - first + 1).toInt).map(first + _)
+    } else {
+      val found = new mutable.LongMap[Unit]
+      val all = StateStoreApi.iterator(store, family)
+      try all.foreach { pair =>
+        if (pair.key.getInt(0) == Pending.id && pair.key.getLong(1) <= last) found.update(pair.key.getLong(1), ())
+      } finally all.close()
+      found.keys.toArray.sorted.iterator
     }
-    if (notDue == null) emptied += key.copy()
-    else rest += ((key.copy(), notDue.bytes()))
   }
 
-  /** Removes the rows [[readDue]] gave, once they are emitted. */
+  /**
+   * Gives `due` every row due of one bucket, in no order; returns the bytes of the parts read.
+   * [[finish]] removes them once the rows are emitted. Only the eviction watermark's bucket has
+   * rows not due: a part of it is written again with those.
+   */
+  def readBucket(bucket: Long, due: Due): Long = {
+    var read = 0L
+    val pending = StateStoreApi.prefixScan(store, rows.kindPrefix(Pending, bucket), family)
+    try pending.foreach { pair =>
+      counters.read += 1
+      val key = pair.key
+      val bytes = rows.bytesOf(pair.value)
+      read += bytes.length
+      var notDue: Part = null
+      var at = 0
+      while (at < bytes.length) {
+        val offset = Platform.BYTE_ARRAY_OFFSET + at
+        val t = Platform.getLong(bytes, offset)
+        val length = Platform.getInt(bytes, offset + 16)
+        if (t <= evictionMicros) {
+          val row = new UnsafeRow(layout.numInputFields)
+          row.pointTo(bytes, offset + Header, length)
+          due(key, t, Platform.getLong(bytes, offset + 8), row)
+        } else {
+          waits(t)
+          if (notDue == null) notDue = new Part(0L)
+          notDue.copy(bytes, offset, Header + length)
+        }
+        at += Header + length
+      }
+      if (notDue == null) emptied += key.copy()
+      else rest += ((key.copy(), notDue.bytes()))
+    } finally pending.close()
+    read
+  }
+
+  /**
+   * Removes the parts [[readBucket]] read since the last call, once their rows are emitted, and
+   * writes again those with rows not due.
+   */
   def finish(): Unit = {
     emptied.foreach(key => StateStoreApi.remove(store, key, family))
     counters.removed += emptied.length
@@ -148,25 +185,6 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
     rest.foreach { case (key, bytes) => StateStoreApi.put(store, key, rows.bytesValue(bytes), family) }
     counters.written += rest.length
     rest.clear()
-  }
-  /** Each Pending state row (key, value) of the buckets that hold the rows due. */
-  private def scanDue(visit: (UnsafeRow, UnsafeRow) => Unit): Unit = {
-    val (first, last) = (bucketOf(lateMicros), bucketOf(evictionMicros))
-    if (lateMicros != Long.MinValue && last - first < MaxBucketScans) {
-      readTo = Some(last)
-      var b = first
-      while (b <= last) {
-        val pending = StateStoreApi.prefixScan(store, rows.kindPrefix(Pending, b), family)
-        try pending.foreach(pair => visit(pair.key, pair.value)) finally pending.close()
-        b += 1
-      }
-    } else {
-      readAll = true
-      val every = StateStoreApi.iterator(store, family)
-      try every.foreach { pair =>
-        if (pair.key.getInt(0) == Pending.id) visit(pair.key, pair.value)
-      } finally every.close()
-    }
   }
 }
 
@@ -220,9 +238,15 @@ private[slidingwindow] object PendingParts {
   /** A row's bytes in a part before its UnsafeRow's: time, seq, length. */
   val Header = 20
 
-  /** The rows of a part, as its `__bytes` hold them. */
-  private final class Part(val key: UnsafeRow) {
-    private var buffer = new Array[Byte](64)
+  /**
+   * The heap a part takes besides its rows and key bytes: its map entry, its key and buffer
+   * objects and its buffer's spare room (a rough count, so that `partBytes` bounds the heap).
+   */
+  private val PartOverhead = 160
+
+  /** The rows of a part, as its `__bytes` hold them; `number`: the part's in the task. */
+  private final class Part(val number: Long) {
+    private var buffer = new Array[Byte](0)
     private var size = 0
 
     private def ensure(more: Int): Unit = if (size + more > buffer.length) {
@@ -247,7 +271,7 @@ private[slidingwindow] object PendingParts {
       size += length
     }
 
-    def bytes(): Array[Byte] = java.util.Arrays.copyOf(buffer, size)
+    def bytes(): Array[Byte] = if (size == buffer.length) buffer else java.util.Arrays.copyOf(buffer, size)
   }
 
   /**
