@@ -58,8 +58,7 @@ final class TrailingFramesProcessor(
   /**
    * The rows this micro-batch emits, with their windows; [[finish]] once they are read. A
    * watermark that did not move (the first micro-batch, one without a later time) makes none due
-   * and removes nothing: the state is not read, but for a Summary row that does not bound the
-   * rows waiting (written before it did): every Pending row is read then.
+   * and removes nothing: the state is not read.
    */
   def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     pending.keep(input, time, batchId)
@@ -75,7 +74,8 @@ final class TrailingFramesProcessor(
    * after group, each group's in (time, seq) order.
    */
   private def due(): Iterator[InternalRow] =
-    new TrailingDueSteps(pending, layout.groupOfKey(), stepBytes, t => if (t > closedWhileIdleAfter) rowsClosedWhileIdle += 1)
+    new TrailingDueSteps(pending, layout.groupOfKey(), stepBytes,
+      t => if (t > closedWhileIdleAfter) rowsClosedWhileIdle += 1)
 
   /**
    * Stores the last group's frames, and removes the rows of the last step and the groups no row
