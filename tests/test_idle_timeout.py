@@ -20,11 +20,10 @@ from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
 from quiet_stream import (AT_END_CONF, BASE, DELAY_TEXT, IDLE_CONF, SCHEMA, SEC, SIZE, SIZE_TEXT, expected,
-                          first_events, later_events, write_file)
+                          explain_text, first_events, later_events, wait_for, write_file)
 from streaming_harness import progress_dict, session_conf
 
 OPERATOR_NAMES = ("slidingWindowAggregate", "batchWindowAggregate")
-WAIT = 60  # seconds: a whole idle close takes timeout + size + delay + a trigger, about 5 s
 
 def windowed(spark: SparkSession, folder: str, function: str) -> DataFrame:
     events = (spark.readStream.schema(SCHEMA).json(folder)
@@ -68,15 +67,6 @@ def start(spark: SparkSession, folder: str, checkpoint: str, sink: Sink, functio
     return (windowed(spark, folder, function).writeStream.outputMode(mode).foreachBatch(sink)
             .option("checkpointLocation", checkpoint)
             .trigger(**(trigger or {"processingTime": "200 milliseconds"})).start())
-
-
-def wait_for(condition, timeout: float = WAIT) -> bool:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
 
 
 def operator_progress(query) -> List[dict]:
@@ -136,15 +126,6 @@ def test_an_idle_timeout_closes_the_last_windows(spark, tmp_path, provider, func
             assert s >= max(w[1] for w in want if w[0] == "a") + SIZE
     finally:
         query.stop()
-
-
-def explain_text(query) -> str:
-    """What `query.explain()` prints (EXPLAIN of its last micro-batch)."""
-    jquery = query._jsq
-    try:
-        return jquery.explainInternal(False)
-    except Exception:  # the wrapper without it: the query itself
-        return jquery.streamingQuery().explainInternal(False)
 
 
 def test_each_query_keeps_the_setting_it_started_with(spark, tmp_path, provider):

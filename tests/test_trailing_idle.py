@@ -4,7 +4,7 @@ watermark keeps waiting are emitted once the input has been quiet for the timeou
 `spark.sql.slidingWindow.closeAtEndOfInput`, at the end of an AvailableNow run's input. Each row
 is emitted once, with its frames' aggregates from their definition (the rows of its group whose
 time is in [t - size, t]) and Spark's own batch `OVER` on the same rows; a row at or before what
-an idle close emitted is late. The helpers are those of tests/test_idle_timeout.py."""
+an idle close emitted is late. The helpers are tests/support/quiet_stream.py's."""
 from __future__ import annotations
 
 import os
@@ -15,9 +15,9 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from quiet_stream import AT_END_CONF, BASE, DELAY_TEXT, IDLE_CONF, SCHEMA, SEC, SIZE, SIZE_TEXT, Event, write_file
+from quiet_stream import (AT_END_CONF, BASE, DELAY_TEXT, IDLE_CONF, SCHEMA, SEC, SIZE, SIZE_TEXT, Event, explain_text,
+                          wait_for, write_file)
 from streaming_harness import progress_dict, session_conf
-from test_idle_timeout import explain_text, wait_for
 
 OPERATOR = "trailingWindow"
 TRAILING_BATCH_CONF = "spark.sql.slidingWindow.trailingWindows.batch"

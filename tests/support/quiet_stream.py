@@ -1,10 +1,12 @@
-"""Small streams that go quiet, for the tests of windows that close when the input stops
-(tests/test_idle_timeout.py, tests/test_declarative_pipelines.py): JSON files of (key, time,
-value) rows and their windows by the brute-force references."""
+"""Small streams that go quiet, for the tests of windows (and trailing rows) that close when the
+input stops (tests/test_idle_timeout.py, tests/test_trailing_idle.py,
+tests/test_declarative_pipelines.py): JSON files of (key, time, value) rows and their windows by
+the brute-force references; waiting for a running query, and what its explain() prints."""
 from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Dict, List, Sequence, Tuple
 
 from reference import batch_windows, sliding_windows
@@ -50,3 +52,24 @@ def expected(events: Sequence[Event], function: str, size: int = SIZE) -> Dict[T
     found = (sliding_windows if function == "sliding" else batch_windows)(
         events, size, key=lambda e: e[0], time=lambda e: e[1])
     return {(k, s, e): (len(m), sum(x[2] for x in m)) for (k, s, e), m in found.items()}
+
+
+WAIT = 60  # seconds: a whole idle close takes timeout + size + delay + a trigger, about 5 s
+
+
+def wait_for(condition, timeout: float = WAIT) -> bool:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+def explain_text(query) -> str:
+    """What `query.explain()` prints (EXPLAIN of its last micro-batch)."""
+    jquery = query._jsq
+    try:
+        return jquery.explainInternal(False)
+    except Exception:  # the wrapper without it: the query itself
+        return jquery.streamingQuery().explainInternal(False)
