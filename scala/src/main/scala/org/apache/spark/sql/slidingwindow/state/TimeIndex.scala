@@ -1,9 +1,9 @@
 package org.apache.spark.sql.slidingwindow.state
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
+import org.apache.spark.sql.slidingwindow.codegen.{ConcatRow, ProjectionPool}
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType}
 
 /**
@@ -26,7 +26,7 @@ final class TimeIndex(store: StateStore, keySchema: StructType, counters: StateC
   private val keyOf: UnsafeProjection = ProjectionPool.unsafe(fields)
   private val groupOf: UnsafeProjection = ProjectionPool.unsafe(fields.drop(1))
   private val time = new SpecificInternalRow(Seq(LongType))
-  private val joined = new JoinedRow
+  private val joined = new ConcatRow
 
   /** The entry of `group` at `time`; valid until the next call. */
   def key(time: Long, group: InternalRow): UnsafeRow = {

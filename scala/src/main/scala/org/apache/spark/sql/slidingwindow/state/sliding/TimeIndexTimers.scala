@@ -6,35 +6,21 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.StateStore
 
 /**
- * Visit timers in the time index: a `time_index` column family of entries (time, group), ordered
- * by time (RocksDB on Spark 4), so that a micro-batch reads the entries due and no others.
+ * Visit timers in the time index ([[TimeIndex]]: a `time_index` column family of entries (time,
+ * group), ordered by time, RocksDB on Spark 4), so that a micro-batch reads the entries due and no
+ * others.
  */
 private[state] final class TimeIndexTimers(store: StateStore, layout: WindowStateLayout,
-    codec: WindowStateCodec, counters: StateCounters, watermark: Option[Long])
+    counters: StateCounters, watermark: Option[Long])
   extends EntryTimers(watermark) {
 
-  StateStoreApi.createFamily(store, layout.indexFamily, layout.indexKeySchema,
-    layout.indexValueSchema, layout.indexEncoding)
-
-  private val nothing = {
-    val row = new UnsafeRow(1)
-    row.pointTo(new Array[Byte](16), 16)
-    row.setNullAt(0)
-    row
-  }
+  private val index = new TimeIndex(store, layout.indexKeySchema, counters, layout.indexFamily)
 
   override def hasTimeIndex: Boolean = true
 
-  override def schedule(time: Long, group: InternalRow): Unit = {
-    StateStoreApi.put(store, codec.indexKey(time, group), nothing, layout.indexFamily)
-    counters.written += 1
-    counters.created += 1
-  }
+  override def schedule(time: Long, group: InternalRow): Unit = index.put(time, group)
 
-  override def unschedule(time: Long, group: InternalRow): Unit = {
-    StateStoreApi.remove(store, codec.indexKey(time, group), layout.indexFamily)
-    counters.removed += 1
-  }
+  override def unschedule(time: Long, group: InternalRow): Unit = index.remove(time, group)
 
   /**
    * The head of the index, read with one iterator as the groups are pulled: each entry at or
@@ -52,20 +38,11 @@ private[state] final class TimeIndexTimers(store: StateStore, layout: WindowStat
     new IndexHead(watermark, consume = false, except, counted)
 
   /** The time of the first entry of the index: one seek. */
-  override def nextDue: Long = {
-    val entries = StateStoreApi.iterator(store, layout.indexFamily)
-    try if (entries.hasNext) codec.timeOfIndex(entries.next().key) else Long.MaxValue
-    finally entries.close()
-  }
+  override def nextDue: Long = index.first
 
-  override def countEntries(): Long = {
-    val entries = StateStoreApi.iterator(store, layout.indexFamily)
-    var n = 0L
-    try while (entries.hasNext) { entries.next(); n += 1 } finally entries.close()
-    n
-  }
+  override def countEntries(): Long = index.count()
 
-  override def entryOf(time: Long, group: InternalRow): UnsafeRow = codec.indexKey(time, group).copy()
+  override def entryOf(time: Long, group: InternalRow): UnsafeRow = index.key(time, group).copy()
 
   /**
    * The groups of the index's entries at or below `watermark`, removed as read if `consume`, but
@@ -73,23 +50,20 @@ private[state] final class TimeIndexTimers(store: StateStore, layout: WindowStat
    */
   private final class IndexHead(watermark: Long, consume: Boolean, except: GroupSet, counted: Boolean)
     extends Iterator[UnsafeRow] {
-    private var entries = StateStoreApi.iterator(store, layout.indexFamily)
+    private var entries = index.entries()
     private var nextGroup: UnsafeRow = _
 
     override def hasNext: Boolean = {
       while (nextGroup == null && entries != null) {
         val key = if (entries.hasNext) entries.next().key else null
-        if (key == null || codec.timeOfIndex(key) > watermark) {
+        if (key == null || index.timeOf(key) > watermark) {
           entries.close()
           entries = null
         } else {
           if (counted) counters.read += 1
           if (except == null || !except.contains(key)) {
-            nextGroup = codec.groupOfIndex(key).copy()
-            if (consume) {
-              StateStoreApi.remove(store, key, layout.indexFamily)
-              counters.removed += 1
-            }
+            nextGroup = index.groupOfKey(key).copy()
+            if (consume) index.removeKey(key)
           }
         }
       }

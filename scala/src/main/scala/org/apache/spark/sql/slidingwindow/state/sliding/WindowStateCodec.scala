@@ -40,11 +40,6 @@ final class WindowStateCodec(layout: WindowStateLayout) {
     BoundReference(2, LongType, nullable = true),
     BoundReference(4, BinaryType, nullable = true))) // the QueueBack value's 4 fields, then the contents
 
-  private val indexTime = new SpecificInternalRow(Seq(LongType))
-  private val indexInput = new ConcatRow
-  private val indexProjection = ProjectionPool.unsafe(fieldsOf(indexKeySchema))
-  private val groupOfIndexProjection =
-    ProjectionPool.unsafe(fieldsOf(indexKeySchema).drop(1))
   private val groupOfKeyProjection = ProjectionPool.unsafe(fieldsOf(keySchema).take(groupWidth))
 
   private def fieldsOf(schema: StructType): Seq[Expression] =
@@ -120,11 +115,4 @@ final class WindowStateCodec(layout: WindowStateLayout) {
 
   private def timeAt(value: UnsafeRow, ordinal: Int): Option[Long] =
     if (value.isNullAt(ordinal)) None else Some(value.getLong(ordinal))
-
-  def indexKey(time: Long, group: InternalRow): UnsafeRow = {
-    indexTime.setLong(0, time)
-    indexProjection(indexInput(indexTime, group))
-  }
-  def timeOfIndex(indexKey: UnsafeRow): Long = indexKey.getLong(0)
-  def groupOfIndex(indexKey: UnsafeRow): UnsafeRow = groupOfIndexProjection(indexKey)
 }

@@ -42,9 +42,7 @@ final class WindowStateLayout(val version: Int, keys: Seq[Attribute], val buffer
   override val dataFamily: String = StateStoreApi.defaultFamily
 
   val indexKeySchema: StructType = StructType(timeField +: groupFields)
-  def indexEncoding: StateStoreApi.KeyEncoding = StateStoreApi.orderedKeys(indexKeySchema, Seq(0))
-  val indexValueSchema: StructType = StructType(Seq(StructField("__unused", IntegerType)))
-  val indexFamily = "time_index"
+  val indexFamily: String = TimeIndex.Family
   /** State format 2, RocksDB: the rows of chunks of large groups ([[GroupRecord.chunks]]), apart from the records. */
   val chunkFamily = "chunks"
 

@@ -14,7 +14,7 @@ private[state] final class WindowStateV1(store: StateStore, layout: WindowStateL
 
   override val rows: GroupRows = new KeyedRows(store, layout, codec, counters, arrangement.orderedRows)
   override val timers: VisitTimers =
-    if (arrangement.timeIndex) new TimeIndexTimers(store, layout, codec, counters, watermark)
+    if (arrangement.timeIndex) new TimeIndexTimers(store, layout, counters, watermark)
     else new EveryGroupTimers(store, layout, codec, watermark)
 
   override def open(group: UnsafeRow): Unit = ()

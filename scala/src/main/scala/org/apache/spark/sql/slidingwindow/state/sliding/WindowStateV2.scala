@@ -21,7 +21,7 @@ private[state] final class WindowStateV2(store: StateStore, layout: WindowStateL
   // The column families, in the order they are created: time_index, chunks, row_count.
   private val keyed = new KeyedRows(store, layout, codec, counters, arrangement.orderedRows)
   private val entries: EntryTimers =
-    if (arrangement.timeIndex) new TimeIndexTimers(store, layout, codec, counters, watermark)
+    if (arrangement.timeIndex) new TimeIndexTimers(store, layout, counters, watermark)
     else new EveryGroupTimers(store, layout, codec, watermark)
   private val chunkFamily = if (arrangement.timeIndex) {
     StateStoreApi.createFamily(store, layout.chunkFamily, layout.keySchema, layout.valueSchema,

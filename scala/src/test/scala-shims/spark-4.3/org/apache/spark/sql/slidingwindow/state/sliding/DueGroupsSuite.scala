@@ -111,7 +111,8 @@ class DueGroupsSuite {
     val failure = try {
       store.batch(1, watermark = Some(20L)) { state =>
         val nothing = UnsafeProjection.create(Array[DataType](IntegerType))(InternalRow(null))
-        StateStoreApi.put(state.store, codec.indexKey(5L, group(99L)), nothing, layout.indexFamily)
+        val entry = new TimeIndex(state.store, layout.indexKeySchema, new StateCounters, layout.indexFamily).key(5L, group(99L))
+        StateStoreApi.put(state.store, entry, nothing, layout.indexFamily)
         ingest(state, groups, 30L)
         due(state)
       }
