@@ -2,8 +2,11 @@
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup demo test docs bench wheel
+.PHONY: setup demo test test-fast docs bench wheel
 
+# Two tiers (docs/development.md, "Test tiers"). `make test-fast`, for every change: the tests
+# not marked slow, on Spark 4.3 (the Python tests without a JVM, the JUnit suites with the operator
+# harness, the integration tests on the shared session), in a few minutes.
 # `make test` runs the whole suite on Spark 4.3, then the every_spark tests on each other
 # supported Spark, each in its own virtualenv (build/venvs/spark-X.Y, buildtools/spark_env.py).
 # The tests marked other_sparks_jars run last, on 4.3, with the jars those runs built.
@@ -28,10 +31,13 @@ setup:
 demo: setup
 	$(PYTHON) -m sliding_window_agg.demo
 
+test-fast: setup
+	$(PYTHON) -m pytest $(PYTEST_WORKERS) -m 'not slow and not other_sparks_jars'
+
 test: setup
 ifeq ($(SPARK),)
 	@mkdir -p build
-	@# The other versions' virtualenvs are created (mostly downloads) while 4.3's tests run.
+	@# The other versions' virtualenvs and jars are made (downloads, compiles) while 4.3's tests run.
 	@$(PYTHON) buildtools/spark_env.py --prepare $(OTHER_SPARKS) > build/spark-envs.log 2>&1 & \
 	  $(PYTHON) -m pytest $(PYTEST_WORKERS) -m 'not other_sparks_jars'; status=$$?; \
 	  wait $$! || { echo "creating the Spark virtualenvs failed: see build/spark-envs.log"; exit 1; }; \

@@ -3,7 +3,7 @@
     python buildtools/spark_env.py 4.1 [-- <pytest arguments>]
     python buildtools/spark_env.py --all-jars     # every version's jar (the release wheel)
     python buildtools/spark_env.py 3.5 --run <script> [arguments]   # a script on that Spark
-    python buildtools/spark_env.py --prepare 3.5 4.0     # create the virtualenvs only
+    python buildtools/spark_env.py --prepare 3.5 4.0     # the virtualenvs and jars only
 
 creates (or reuses) build/venvs/spark-4.1 with pyspark 4.1.x and the test tools, builds
 sliding-window-agg_4.1_2.13.jar against that pyspark's jars, then runs pytest there with the
@@ -63,15 +63,19 @@ def jars_dir(python: str) -> str:
     return os.path.join(out, "jars")
 
 
-def environment(minor: str) -> tuple[str, dict]:
+BUILD_MAIN = "from buildtools import scala_build; scala_build.build_main_jar()"
+BUILD_BOTH = ("from buildtools import scala_build; "
+              "scala_build.build_test_jar(scala_build.build_main_jar(), scala_build.test_jar())")
+
+
+def environment(minor: str, build: str = BUILD_MAIN) -> tuple[str, dict]:
     """The version's Python, and the environment that runs the sources with its jar (built)."""
     python = ensure_venv(minor)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "python"), ROOT]),
            "SWA_SPARK_JARS": jars_dir(python)}
     env.pop("SPARK_HOME", None)
     # Rebuilt only when a source is newer than the jar.
-    subprocess.run([python, "-c", "from buildtools import scala_build; scala_build.build_main_jar()"],
-                   env=env, check=True, cwd=ROOT)
+    subprocess.run([python, "-c", build], env=env, check=True, cwd=ROOT)
     return python, env
 
 
@@ -80,9 +84,12 @@ def main(argv: list[str]) -> int:
         for minor in PYSPARK:
             environment(minor)
         return 0
-    if argv[:1] == ["--prepare"]:  # the virtualenvs only (make test, while Spark 4.3's tests run)
+    if argv[:1] == ["--prepare"]:
+        # make test, while Spark 4.3's tests run: each version's virtualenv, main jar and test jar
+        # (compiled once per run: its tests find them fresh), at a low priority.
+        os.nice(10)
         for minor in argv[1:]:
-            ensure_venv(minor)
+            environment(minor, BUILD_BOTH)
         return 0
     minor, pytest_args = argv[0], argv[2:] if argv[1:2] == ["--"] else argv[1:]
     if minor not in PYSPARK:

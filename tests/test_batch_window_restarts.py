@@ -191,9 +191,7 @@ STORES = {"rocksdb": ROCKSDB, "default": HDFS}
 CASES = [  # (seed, mode, state store, window size)
     (1, "append", "rocksdb", "2 seconds"),
     (2, "update", "default", "2 seconds"),
-    (3, "append", "default", "5 seconds"),
     (4, "update", "rocksdb", "5 seconds"),
-    (5, "append", "rocksdb", "5 seconds"),
 ]
 
 

@@ -8,7 +8,11 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from checkout import ROOT, fresh_main_jar
+
+pytestmark = pytest.mark.slow  # processes, servers or long runs: `make test` only
 
 # What a JVM itself may print when it starts, before any Python or Spark code runs: Spark's
 # launcher always adds --add-modules=jdk.incubator.vector, and Java then prints this warning.

@@ -14,6 +14,8 @@ from contextlib import redirect_stdout
 
 import pytest
 
+pytestmark = pytest.mark.slow  # processes, servers or long runs: `make test` only
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "docs", "examples")
 

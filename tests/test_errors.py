@@ -221,6 +221,7 @@ def test_window_bounds_overflow_is_a_clear_error(spark):
     assert "WINDOW_BOUNDS_OVERFLOW" in str(e.value)
 
 
+@pytest.mark.slow
 def test_python_helpers_say_how_to_load_the_extension(tmp_path):
     """A session started without the extension: the helpers raise ExtensionNotLoadedError with
     the instructions (needs its own JVM, since the extension is a static setting), also in a

@@ -11,8 +11,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from checkout import SUPPORT, fresh_main_jar
 from reference import sliding_windows
+
+pytestmark = pytest.mark.slow  # processes, servers or long runs: `make test` only
 
 CHILD = os.path.join(SUPPORT, "executor_loss_child.py")
 SEC = 1_000_000

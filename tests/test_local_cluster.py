@@ -8,8 +8,12 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 from checkout import SUPPORT
 from reference import sliding_windows
+
+pytestmark = pytest.mark.slow  # processes, servers or long runs: `make test` only
 
 CHILD = os.path.join(SUPPORT, "cluster_child.py")
 SEC = 1_000_000

@@ -30,6 +30,8 @@ from error_conditions import assert_condition, run_time_cause
 from streaming_harness import HDFS, run_query, session_conf, spark_version, state_store
 from windows_util import find_node
 
+pytestmark = pytest.mark.slow  # processes, servers or long runs: `make test` only
+
 CHILD = os.path.join(SUPPORT, "restart_aggregates_child.py")
 
 

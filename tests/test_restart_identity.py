@@ -258,6 +258,7 @@ def survey(spark) -> dict:
 
 
 @pytest.mark.every_spark
+@pytest.mark.slow
 @pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
 def test_a_setting_that_changes_what_an_expression_computes_changes_its_identity(spark, sample, setting):
     key, one, other = setting

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
@@ -34,6 +36,7 @@ def test_aggregation_rules_skip_plans_without_an_aggregate(spark):
         "SELECT id FROM range(3) WHERE id IN (SELECT max(id) FROM range(5))")))
 
 
+@pytest.mark.slow
 def test_every_rule_returns_at_once_until_a_window_function_exists(spark):
     """In its own JVM: queries of every shape without a window function leave the flag unset, so
     every rule of the extension returned without walking the plan; the first window function

@@ -66,8 +66,10 @@ def random_run(spark, tmp_path_factory):
     return get
 
 
+# Each mode, size and resweep limit once: many more streams, restarts and settings run in the
+# operator harness (SlidingWindowsHarnessSuite, JUnit).
 RANDOM = pytest.mark.parametrize("mode,size_text,seed", [
-    (mode, size_text, seed) for mode in MODES for size_text in SIZES for seed in SEEDS])
+    ("append", "3 seconds", 0), ("append", "10 seconds", 1), ("append", "3 seconds", 2), ("update", "10 seconds", 0)])
 
 
 @pytest.mark.every_spark
@@ -145,7 +147,7 @@ def test_explicit_stream_emits_each_window_when_the_watermark_passes_its_end(
 
 
 @pytest.mark.every_spark
-@pytest.mark.parametrize("mode,seed", [("append", 20), ("append", 21), ("update", 20)])
+@pytest.mark.parametrize("mode,seed", [("append", 20), ("update", 21)])
 def test_restart_from_checkpoint_continues_where_it_stopped(spark, rocksdb, tmp_path, mode,
                                                             seed):
     """Half of the files, stop, the other half (and the flush) with the same checkpoint: the
@@ -328,7 +330,7 @@ def test_restart_in_append_mode_from_an_update_mode_checkpoint(spark, rocksdb, t
 
 
 @pytest.mark.every_spark
-@pytest.mark.parametrize("seed", [4, 23, 30])
+@pytest.mark.parametrize("seed", [4])
 def test_random_streams_restarted_from_update_mode_in_append_mode(spark, tmp_path, provider, seed):
     """Update mode over the first half of a random stream, then append mode from its checkpoint:
     the append run emits exactly the windows that close after the restart, once, whole, in the

@@ -63,7 +63,7 @@ def stop(proc: subprocess.Popen) -> None:
 # Spark Connect server they use is started once, by a module fixture, and a client of "local[1]"
 # starts one in its process on Connect's default port, as test_declarative_pipelines' runs do
 # (group connect_default_port: one at a time).
-pytestmark = pytest.mark.xdist_group("connect_default_port")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("connect_default_port")]
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,8 @@ import sliding_window_agg as swa
 from checkout import ROOT, fresh_main_jar
 from deploy_util import SPARK_HOME, SPEC_ROWS, SPEC_SIZE, SPEC_SLIDING, SPEC_SQL, parse_rows, spark_env
 
+pytestmark = pytest.mark.slow  # processes, servers or long runs: `make test` only
+
 COMMON = ["--master", "local[1]", "--conf", "spark.ui.enabled=false",
           "--conf", "spark.ui.showConsoleProgress=false", "--conf", "spark.sql.shuffle.partitions=2",
           "--conf", "spark.sql.session.timeZone=UTC"]

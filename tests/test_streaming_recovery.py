@@ -28,6 +28,8 @@ import streaming_harness
 from checkout import SUPPORT
 from streaming_harness import committed_batches
 
+pytestmark = pytest.mark.slow  # processes, servers or long runs: `make test` only
+
 CHILD = os.path.join(SUPPORT, "streaming_child.py")
 SEC = 1_000_000
 
@@ -79,7 +81,8 @@ def all_windows(by_batch: dict) -> list:
     return sorted(w for rows in by_batch.values() for w in rows)
 
 
-@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+# One window function and store each (both kinds run crashes mid-commit in the operator harness).
+@pytest.mark.parametrize("function", ["sliding_window"])
 def test_kill_in_the_middle_of_a_batch_then_restart(tmp_path, function):
     source = str(tmp_path / "in")
     write_files(source)
@@ -185,7 +188,7 @@ def progress_of(log: str) -> list:
         return list({p["batchId"]: p for p in map(json.loads, f)}.values())
 
 
-@pytest.mark.parametrize("function,store", [("sliding_window", "default"), ("batch_window", "rocksdb")])
+@pytest.mark.parametrize("function,store", [("batch_window", "rocksdb")])
 def test_kill_while_the_state_store_commits_then_restart(tmp_path, function, store):
     """The child (the harness's query over a harness stream) is killed with SIGKILL while a
     micro-batch's state commits: at that moment some partition's state store has written its state

@@ -11,8 +11,7 @@ from streaming_harness import (INLINE_ROWS_CONF, ROCKSDB, has_ordered_rows, has_
                                progress_dict, session_conf, state_format)
 
 
-@pytest.mark.parametrize("state_format_version", [1, 2])
-@pytest.mark.parametrize("provider", [ROCKSDB, None])
+@pytest.mark.parametrize("provider,state_format_version", [(ROCKSDB, 2), (None, 1)])
 def test_state_rows_stop_growing_at_a_steady_rate(spark, tmp_path, provider, state_format_version):
     """A steady stream from the rate source: the state stays at the level of the open windows.
     State format 1 removes each expired partial's row; format 2 keeps a small group in one
@@ -62,7 +61,8 @@ def test_state_rows_stop_growing_at_a_steady_rate(spark, tmp_path, provider, sta
         spark.conf.set("spark.sql.streaming.stateStore.providerClass", previous)
 
 
-@pytest.mark.parametrize("state_format_version,inline_rows", [(1, None), (2, 0)])
+@pytest.mark.slow
+@pytest.mark.parametrize("state_format_version,inline_rows", [(2, 0)])
 def test_work_per_micro_batch_does_not_grow_with_the_state(spark, tmp_path, state_format_version, inline_rows):
     """The same steady stream with a 1-second and a 10-second window: the second keeps ten
     times more state, yet each micro-batch reads about as many state rows (numStateRowsRead),

@@ -126,6 +126,7 @@ ERRORS_OF_A_SESSION = f"""
 """
 
 
+@pytest.mark.slow
 def test_extension_not_loaded_in_sql_and_python():
     """A session started without the extension."""
     out, _ = run_script(ERRORS_OF_A_SESSION, None)
@@ -133,6 +134,7 @@ def test_extension_not_loaded_in_sql_and_python():
     assert_quoted("extension-not-loaded", out["python"])
 
 
+@pytest.mark.slow
 @pytest.mark.other_sparks_jars
 def test_jar_of_spark_3_5_on_spark_4():
     """The jar of Spark 3.5 (Scala 2.12) given to Spark 4.3: Spark logs that it cannot load the
@@ -153,6 +155,7 @@ def test_jar_of_spark_3_5_on_spark_4():
     assert "spark.sql.extensions names it, but the driver could not load its classes" in out["python"]
 
 
+@pytest.mark.slow
 def test_jar_of_another_spark_4_minor_version(tmp_path):
     """A jar that records Spark 4.0.5, given with --jars to Spark 4.3: the session does not start."""
     out = started_with(relabelled_jar(tmp_path, "4.0.5"))
@@ -172,6 +175,7 @@ def test_no_jar_for_a_spark_that_is_not_here(tmp_path):
     assert_quoted("no-jar-here", result.stderr.strip())
 
 
+@pytest.mark.slow
 def test_version_mismatch(tmp_path):
     """A jar that records Spark 4.0.5, checked against the running Spark 4.3."""
     jar = str(tmp_path / "sliding-window-agg_4.0_2.13.jar")

@@ -140,6 +140,7 @@ def test_check_spark_version_takes_an_explicit_version():
         swa.check_spark_version("3.4.0")
 
 
+@pytest.mark.slow
 @pytest.mark.every_spark
 def test_a_jar_of_another_spark_given_with_jars_stops_the_session_with_a_clear_error(tmp_path):
     """No Python check runs for a jar given with --jars: the extension checks when it is applied,
@@ -153,6 +154,7 @@ def test_a_jar_of_another_spark_given_with_jars_stops_the_session_with_a_clear_e
     assert f"Give Spark the jar built for Spark {minor}: `python -m sliding_window_agg jar`" in out, out
 
 
+@pytest.mark.slow
 def test_a_jar_of_another_patch_release_runs(tmp_path):
     major, minor = scala_build.spark_version().split(".")[:2]
     assert started_with(relabelled_jar(tmp_path, f"{major}.{minor}.99")).strip() == "1"

@@ -18,7 +18,7 @@ from deploy_util import copy_package_sources
 
 # One test worker runs this module's tests (`make test` runs pytest -n 2 --dist loadgroup):
 # the wheel they inspect is built once, by a module fixture.
-pytestmark = pytest.mark.xdist_group("wheel")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 
 
 @pytest.fixture(scope="module")
