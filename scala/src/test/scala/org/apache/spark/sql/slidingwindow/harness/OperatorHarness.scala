@@ -21,10 +21,7 @@ final class OperatorHarness[O](operator: HarnessOperator[O], kind: ProviderKind)
   private val ordering =
     if (operator.inputOrdering.isEmpty) None else Some(new InterpretedOrdering(operator.inputOrdering, InputRow.attributes))
 
-  /** What a stream's run emitted, micro-batch by micro-batch, and the state rows it left. */
-  final case class Run(output: IndexedSeq[IndexedSeq[O]], stateRows: Long)
-
-  def run(stream: HarnessStream): Run = {
+  def run(stream: HarnessStream): StreamRun[O] = {
     var conf = sessionConf(stream.settings)
     val store = new StoreHarness(kind, operator.schema, operator.arrangement, conf)
     try {
@@ -56,7 +53,7 @@ final class OperatorHarness[O](operator: HarnessOperator[O], kind: ProviderKind)
         }
         emitted
       }
-      Run(output, store.rowCount)
+      StreamRun(output, store.rowCount)
     } finally store.close()
   }
 
@@ -72,3 +69,6 @@ final class OperatorHarness[O](operator: HarnessOperator[O], kind: ProviderKind)
     conf
   }
 }
+
+/** What a stream's run emitted, micro-batch by micro-batch, and the state rows it left (the provider's count). */
+final case class StreamRun[O](output: IndexedSeq[IndexedSeq[O]], stateRows: Long)
