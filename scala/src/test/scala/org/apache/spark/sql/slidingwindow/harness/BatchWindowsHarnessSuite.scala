@@ -20,7 +20,7 @@ class BatchWindowsHarnessSuite {
 }
 
 object BatchWindowsHarnessSuite {
-  val Streams = 20
+  val Streams = 16
   private val cases = new WindowedAggregateCases(WindowKind.Batch,
     Seq(1000000L, 2000000L, 3000007L, 5000000L), new BatchWindowsReference(_))
 }

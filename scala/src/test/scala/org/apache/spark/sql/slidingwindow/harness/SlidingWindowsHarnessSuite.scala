@@ -20,7 +20,7 @@ class SlidingWindowsHarnessSuite {
 }
 
 object SlidingWindowsHarnessSuite {
-  val Streams = 20
+  val Streams = 16
   private val cases = new WindowedAggregateCases(WindowKind.Sliding,
     Seq(1000000L, 2500000L, 5000001L, 10000000L), new SlidingWindowsReference(_))
 }

@@ -20,7 +20,7 @@ class TrailingWindowsHarnessSuite {
 }
 
 object TrailingWindowsHarnessSuite {
-  val Streams = 30
+  val Streams = 24
 
   private def pick[T](rng: Random, xs: Seq[T]): T = xs(rng.nextInt(xs.size))
 
