@@ -195,7 +195,6 @@ CASES = [  # (seed, mode, state store, window size)
 ]
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("seed,mode,store,size_text", CASES)
 def test_restarts_at_random_micro_batches_emit_what_one_run_emits(spark, tmp_path, seed, mode, store, size_text):
     """A stream with idle groups and a jump (idle_and_jump_stream), restarted at 2 or 3 random

@@ -52,7 +52,6 @@ def run_file_by_file(spark, tmp_path, stream, mode: str, read_state: bool, read=
     return runs, states
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("mode,seed,inline_rows,verify", [("append", 1, 2, "true"), ("update", 2, 3, "false")])
 def test_groups_crossing_the_inline_limit_both_ways(spark, provider, tmp_path, mode, seed, inline_rows, verify):
     """The tests' session has RocksDB count its keys too and checks the operator's count against
@@ -92,7 +91,6 @@ def test_every_group_in_its_record_below_the_limit(spark, tmp_path, mode):
             assert kinds == {RECORD}, (group, kinds)
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("seed,resweep_rows", [(11, 1)])
 def test_groups_crossing_the_resweep_limit_both_ways(spark, provider, tmp_path, seed, resweep_rows):
     """Append mode: a group with at most `resweepRows` rows is swept again in memory and keeps no
@@ -113,7 +111,6 @@ def test_groups_crossing_the_resweep_limit_both_ways(spark, provider, tmp_path, 
         assert grew and shrank, f"harness: no group crossed the limit both ways ({grew} grew, {shrank} shrank)"
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("mode,seed,chunk_rows,hot_rows,verify",
                          [("append", 21, 1, 0, "true"), ("append", 22, 1, 1, "false"), ("update", 23, 3, 0, "true")])
 def test_groups_keeping_chunks_out_of_their_record(spark, provider, tmp_path, mode, seed, chunk_rows, hot_rows,

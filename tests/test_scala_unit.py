@@ -5,12 +5,16 @@ import os
 import re
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from buildtools import scala_build  # noqa: E402
 
+# On every Spark: the operator harness runs the operators over that Spark's own state stores.
+@pytest.mark.every_spark
 def test_scala_junit_suites():
     main_jar = scala_build.build_main_jar()
     test_jar = scala_build.build_test_jar(main_jar, scala_build.test_jar())

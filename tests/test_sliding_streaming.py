@@ -329,7 +329,6 @@ def test_restart_in_append_mode_from_an_update_mode_checkpoint(spark, rocksdb, t
     assert got == expected
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("seed", [4])
 def test_random_streams_restarted_from_update_mode_in_append_mode(spark, tmp_path, provider, seed):
     """Update mode over the first half of a random stream, then append mode from its checkpoint:
