@@ -191,7 +191,6 @@ STORES = {"rocksdb": ROCKSDB, "default": HDFS}
 CASES = [  # (seed, mode, state store, window size)
     (1, "append", "rocksdb", "2 seconds"),
     (2, "update", "default", "2 seconds"),
-    (4, "update", "rocksdb", "5 seconds"),
 ]
 
 
