@@ -66,7 +66,8 @@ def check_against_reference(rows, expected, in_order: bool):
 
 
 @pytest.mark.every_spark
-@pytest.mark.parametrize("size_text", list(SIZES))
+@pytest.mark.parametrize("size_text", [
+    pytest.param(s, marks=pytest.mark.slow) if SIZES[s] < 1000 else s for s in SIZES])  # tiny sizes: many windows
 def test_time_order_matches_reference_and_tumbling_window(spark, size_text):
     size = SIZES[size_text]
     events = generate_cases(random.Random(f"batch-{size_text}"), size)

@@ -33,6 +33,9 @@ from streaming_harness import (CASE, CHUNK_ROWS_CONF, DELAY, FLUSH_KEY, HDFS, HO
                                VERIFY_ROW_COUNT_CONF, BASE, Run, Stream, arrival_time, flush_event, operator_metrics,
                                run_query, session_conf, state_store, write_files)
 
+# Long runs: the operator harness checks restarts with changed settings in the fast tier.
+pytestmark = pytest.mark.slow
+
 STEP = 500 * MS  # the time grid: rows fall exactly on window bounds and on the watermark
 KEYS = ("a", "b")
 IDLE_KEY = "idle"

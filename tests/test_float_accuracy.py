@@ -22,6 +22,9 @@ import pytest
 
 from reference import ExactMoments, sliding_windows
 
+# Long runs over inputs hard for the moment formulas.
+pytestmark = pytest.mark.slow
+
 BASE = 1_700_000_000_000_000  # micro-seconds: 2023-11-14
 SIZE = 10_000_000  # a 10-second window
 

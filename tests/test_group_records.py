@@ -17,6 +17,9 @@ from streaming_harness import (CHECKS, CHUNK_ROWS_CONF, HDFS, HOT_ROWS_CONF, INL
                                has_time_index, operator_metrics, run_query, session_conf, sliding_query,
                                state_format, state_store, write_files)
 
+# Long runs: the operator harness checks state format 2 under every record setting in the fast tier.
+pytestmark = pytest.mark.slow
+
 PARTIAL, SUFFIX, META, RECORD, PARTIAL_CHUNK, SUFFIX_CHUNK = 0, 1, 2, 3, 4, 5
 OPERATOR_ID = 1000
 

@@ -69,7 +69,8 @@ def random_run(spark, tmp_path_factory):
 # Each mode, size and resweep limit once: many more streams, restarts and settings run in the
 # operator harness (SlidingWindowsHarnessSuite, JUnit).
 RANDOM = pytest.mark.parametrize("mode,size_text,seed", [
-    ("append", "3 seconds", 0), ("append", "10 seconds", 1), ("append", "3 seconds", 2), ("update", "10 seconds", 0)])
+    ("append", "3 seconds", 0), pytest.param("append", "10 seconds", 1, marks=pytest.mark.slow),
+    pytest.param("append", "3 seconds", 2, marks=pytest.mark.slow), ("update", "10 seconds", 0)])
 
 
 @pytest.mark.every_spark
@@ -260,6 +261,7 @@ def test_decimal_aggregates_in_the_state(spark, rocksdb, tmp_path, mode):
         assert sorted(last[w].ids) == sorted(m[ID] for m in members), w
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
 def test_window_column_keeps_the_watermark_for_a_second_aggregation(spark, rocksdb, tmp_path, function):
     """The window column carries the time column's watermark, under its default name too, as

@@ -11,6 +11,7 @@ from streaming_harness import (INLINE_ROWS_CONF, ROCKSDB, has_ordered_rows, has_
                                progress_dict, session_conf, state_format)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider,state_format_version", [(ROCKSDB, 2), (None, 1)])
 def test_state_rows_stop_growing_at_a_steady_rate(spark, tmp_path, provider, state_format_version):
     """A steady stream from the rate source: the state stays at the level of the open windows.

@@ -128,6 +128,7 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
     assert "stateFormatVersion=1, stateStorage=scan, mode=Append" in physical, physical
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", sorted(STORES))
 def test_groups_no_row_reaches_expire(spark, tmp_path, provider):
     """A group's state goes once no later row's frames reach its rows: through the time index
@@ -167,6 +168,7 @@ def test_groups_no_row_reaches_expire(spark, tmp_path, provider):
     assert sum(op["numRowsRemoved"] for op in ops) >= 600  # each key's Frames row and its part
 
 
+@pytest.mark.slow
 def test_a_micro_batch_reads_the_rows_waiting_not_the_rows_kept(spark, tmp_path):
     """The state keeps each group's frames, so a micro-batch reads the rows waiting for the
     watermark and a few rows per group, not every row its largest frame holds; it keeps the rows
@@ -212,6 +214,7 @@ def test_a_micro_batch_reads_the_rows_waiting_not_the_rows_kept(spark, tmp_path)
         assert {k[0] for k in kinds} >= {0, 1, 2}, kinds  # Pending, Frames, Chunk rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jump", [200, 7200], ids=["bucket-by-bucket", "whole-store-scan"])
 def test_a_backlog_due_at_once_is_emitted_in_steps(spark, tmp_path, provider, jump):
     """A backlog of rows kept waiting over several micro-batches (three keys, 60 seconds, equal
@@ -461,6 +464,7 @@ def run_restarted(spark, tmp_path, stream: Stream, builds, schema_check: bool = 
     (("sql", ("k", "case", "id", "t", "v")), ("helper", ("id", "t", "case", "v", "k")), True),
 ], ids=["helper-reordered-schema-check", "sql-reordered-no-schema-check", "sql-then-helper-schema-check",
         "helper-then-sql-no-schema-check", "sql-then-helper-reordered-schema-check"])
+@pytest.mark.slow
 def test_restart_with_the_columns_in_another_order(spark, tmp_path, first, then, schema_check):
     """The rows waiting for the watermark are kept in the order of the query that started, which
     its record holds: a restart with the same plain columns in another SELECT order, or its frames
