@@ -229,7 +229,8 @@ def stages(defect: Defect, command: Optional[str]) -> List[List[str]]:
     return runs
 
 
-_FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
+# pytest's summary line: FAILED <node id, whose parameters may hold spaces>[ - <message>]
+_FAILED = re.compile(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", re.M)
 _JUNIT_FAILURE = re.compile(r"^\d+\) (\S+)\(([\w.$]+)\)", re.M)
 
 
