@@ -28,6 +28,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -274,18 +275,21 @@ def run(defect: Defect, command: Optional[str], keep: bool, timeout: float) -> O
                 log.write(f"\n$ {shlex.join(argv)}\n")
                 log.flush()
                 left = timeout - (time.monotonic() - started)
+                # A session of its own: on a timeout, its pytest workers and JVMs go with it.
+                proc = subprocess.Popen(argv, cwd=scratch, env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True, start_new_session=True)
                 try:
-                    done = subprocess.run(argv, cwd=scratch, env=env, stdout=subprocess.PIPE,
-                                          stderr=subprocess.STDOUT, text=True, timeout=max(left, 1))
-                except subprocess.TimeoutExpired as e:
-                    out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+                    out, _ = proc.communicate(timeout=max(left, 1))
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    out, _ = proc.communicate()
                     log.write(out)
                     caught, by = True, f"TIMEOUT after {timeout:.0f} s (the tier hangs)"
                     break
-                log.write(done.stdout)
+                log.write(out)
                 # pytest's status 5: the stage selected no test (all of it slow, say): not a failure.
-                if done.returncode not in (0, 5):
-                    caught, by = True, first_failure(done.stdout)
+                if proc.returncode not in (0, 5):
+                    caught, by = True, first_failure(out)
                     break
     finally:
         if keep:
