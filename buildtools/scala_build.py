@@ -177,12 +177,14 @@ def build_test_jar(main_jar: str, out_jar: str, jars: str | None = None) -> str:
 
 
 def run_junit(main_jar: str, test_jar: str, classes: list[str],
-              jars: str | None = None) -> subprocess.CompletedProcess:
-    """Runs JUnit 4 suites; returns the finished process (JUnitCore prints OK or failures)."""
+              jars: str | None = None, properties: dict | None = None) -> subprocess.CompletedProcess:
+    """Runs JUnit 4 suites, with ``properties`` as JVM system properties; returns the finished
+    process (JUnitCore prints OK or failures)."""
     cp = os.pathsep.join([test_jar, main_jar, os.path.join(jars or spark_jars_dir(), "*"), *junit_classpath()])
     cmd = [_java(), "-Xmx2g", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
            "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
            "--add-opens=java.base/java.util=ALL-UNNAMED",
+           *[f"-D{k}={v}" for k, v in (properties or {}).items()],
            "-cp", cp, "org.junit.runner.JUnitCore", *classes]
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
