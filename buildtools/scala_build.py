@@ -72,6 +72,16 @@ def spark_version(jars: str | None = None) -> str:
     return jar_build.spark_version(jars or spark_jars_dir())
 
 
+def spark_minor(jars: str | None = None) -> str:
+    """The minor version (4.3) of the Spark jars the build compiles against."""
+    return jar_build.spark_minor(jars or spark_jars_dir())
+
+
+def is_default_spark(jars: str | None = None) -> bool:
+    """Whether the build compiles against the default Spark (the one `make setup` installs)."""
+    return spark_minor(jars) == supported.DEFAULT_SPARK
+
+
 def scala_binary(jars: str | None = None) -> str:
     return jar_build.scala_binary(jars or spark_jars_dir())
 

@@ -87,11 +87,11 @@ def test_pip_install_of_a_checkout_works_with_the_pyspark_already_installed(tmp_
                              capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path)
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
 
-    builds_here = scala_build.jar_build.spark_minor(scala_build.spark_jars_dir()) == scala_build.supported.DEFAULT_SPARK
+    builds_here = scala_build.is_default_spark()
     if not builds_here:
         cached = subprocess.run(
             [python, "-c", "import sys; from sliding_window_agg import _jar_cache; print(_jar_cache.cache_path(sys.argv[1]))",
-             scala_build.jar_build.spark_minor(scala_build.spark_jars_dir())],
+             scala_build.spark_minor()],
             capture_output=True, text=True, check=True, env=env, cwd=tmp_path).stdout.strip()
         assert cached.startswith(str(tmp_path / "cache")), cached
         os.makedirs(os.path.dirname(cached), exist_ok=True)

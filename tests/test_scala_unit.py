@@ -26,8 +26,8 @@ def test_scala_junit_suites():
     suites = scala_build.test_classes(test_jar)
     assert len(suites) >= 4, f"expected at least 4 JUnit suites, found {suites}"
 
-    default = scala_build.jar_build.spark_minor(scala_build.spark_jars_dir()) == scala_build.supported.DEFAULT_SPARK
-    result = scala_build.run_junit(main_jar, test_jar, suites, properties=None if default else OTHER_SPARKS_HARNESS)
+    result = scala_build.run_junit(main_jar, test_jar, suites,
+                                   properties=None if scala_build.is_default_spark() else OTHER_SPARKS_HARNESS)
     print("\n".join(suites))
     print(result.stdout)
 
