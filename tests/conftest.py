@@ -19,19 +19,25 @@ import sliding_window_agg as swa  # noqa: E402
 
 
 def pytest_collection_modifyitems(config, items):
-    """`-m every_spark` (the tests `make test` runs on every supported Spark) takes, of each marked
-    test, its first parameter set, with both state store providers where the test has the
-    `provider` fixture: every behaviour once per Spark, in minutes."""
-    if "every_spark" not in (config.getoption("markexpr") or ""):
-        return
-    first, kept = {}, []
-    for item in items:
-        spec = getattr(item, "callspec", None)
-        params = tuple(sorted((k, repr(v)) for k, v in (spec.params if spec else {}).items() if k != "provider"))
-        if first.setdefault(item.function, params) == params:
-            kept.append(item)
-    config.hook.pytest_deselected(items=[i for i in items if i not in kept])
-    items[:] = kept
+    """The longest tests first: pytest-xdist hands out tests in this order, so the short ones fill
+    the end of each worker's run instead of one long test running alone there (stable: a module's
+    tests keep their order).
+
+    `-m every_spark` (the tests `make test` runs on every supported Spark) takes, of each marked
+    test, its first parameter set that is not itself marked slow, with both state store providers
+    where the test has the `provider` fixture: every behaviour once per Spark, in minutes."""
+    if "every_spark" in (config.getoption("markexpr") or ""):
+        first, kept = {}, []
+        for item in items:
+            spec = getattr(item, "callspec", None)
+            if spec and any(m.name == "slow" for m in spec.marks):
+                continue
+            params = tuple(sorted((k, repr(v)) for k, v in (spec.params if spec else {}).items() if k != "provider"))
+            if first.setdefault(item.function, params) == params:
+                kept.append(item)
+        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        items[:] = kept
+    items.sort(key=lambda item: 0 if item.path.name == "test_scala_unit.py" else 1 if item.get_closest_marker("slow") else 2)
 
 
 @pytest.fixture(scope="session")

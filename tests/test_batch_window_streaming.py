@@ -17,7 +17,6 @@ from streaming_harness import (FLUSH_KEY, HDFS, ROCKSDB, SEC, TIME, VERIFY_ROW_C
                                session_conf, state_store, write_files)
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("mode,size_text,seed", [
     (mode, size_text, seed) for mode in CHECKS for size_text in SIZES for seed in range(1)])
 def test_random_streams_match_the_simulation(spark, tmp_path, mode, size_text, seed):
@@ -33,7 +32,6 @@ def test_random_streams_match_the_simulation(spark, tmp_path, mode, size_text, s
     assert late_moved
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("mode", list(CHECKS))
 def test_default_state_store_gives_the_same_output(spark, tmp_path, mode):
     stream = generate_stream(7, 2 * SEC, cases=6)

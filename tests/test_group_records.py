@@ -141,7 +141,6 @@ def test_groups_keeping_chunks_out_of_their_record(spark, provider, tmp_path, mo
             assert not any(chunked), "update mode moved rows into chunks"
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("mode", ["append"])
 def test_the_operator_counts_its_state_rows(spark, tmp_path, mode):
     """With RocksDB's time index, the operator counts its state rows itself (RocksDB's count reads
@@ -164,7 +163,6 @@ def test_the_operator_counts_its_state_rows(spark, tmp_path, mode):
     assert max(totals["false"]) > 0, totals
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("mode", ["update"])
 def test_records_read_from_memory_between_micro_batches(spark, tmp_path, mode):
     """With RocksDB's time index, a micro-batch reads the group records that the one before it

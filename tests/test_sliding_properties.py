@@ -16,9 +16,6 @@ import sliding_window_agg as swa
 from reference import distinct_row_sets, sliding_windows
 from windows_util import events_df, rows_by_window, window_micros
 
-# Run on every supported Spark by `make test` (tests/conftest.py, `every_spark`).
-pytestmark = pytest.mark.every_spark
-
 SEC = 1_000_000
 SIZES = {  # size string -> micro-seconds
     "1 microsecond": 1,
@@ -54,6 +51,7 @@ def expected_aggregates(members):
     return len(vs), sum(vs), min(vs), max(vs), sorted(vs), sorted(m[2] for m in members)
 
 
+@pytest.mark.every_spark
 @pytest.mark.parametrize("size_text", list(SIZES))
 def test_random_inputs_match_reference(spark, size_text):
     size = SIZES[size_text]
@@ -120,6 +118,7 @@ def test_many_groups_across_partitions(spark):
     assert got == {w: (len(m), sum(x[3] for x in m)) for w, m in expected.items()}
 
 
+@pytest.mark.every_spark  # spill files in each Spark's block manager folders
 def test_tiny_chunks_spilled_to_disk_give_the_same_windows(spark):
     """Windows far larger than a chunk, with no memory for sealed chunks: every chunk goes to
     disk and comes back (the bounded-memory path that a huge window takes)."""

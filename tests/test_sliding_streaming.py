@@ -73,7 +73,6 @@ RANDOM = pytest.mark.parametrize("mode,size_text,seed", [
     pytest.param("append", "3 seconds", 2, marks=pytest.mark.slow), ("update", "10 seconds", 0)])
 
 
-@pytest.mark.every_spark
 @RANDOM
 def test_random_streams_match_reference(random_run, mode, size_text, seed):
     """Append: every window of the batch reference on the kept rows exactly once, final, in the
@@ -177,7 +176,6 @@ def test_append_without_watermark_is_rejected_at_start(spark, rocksdb, tmp_path)
     assert "watermark" in str(e.value).lower()
 
 
-@pytest.mark.every_spark
 @pytest.mark.parametrize("mode", MODES)
 def test_default_state_store_gives_the_same_output(spark, tmp_path, mode):
     """docs/contract.md: state lives in Spark's state store, RocksDB when the session selects it.
