@@ -60,33 +60,25 @@ def test_trailing_streaming_benchmark_runs(tmp_path):
         assert len(cells) == 7 and int(cells[4].replace(",", "")) > 0, cells  # every commit takes time
 
 
-def test_streaming_benchmark_runs(tmp_path):
-    out = run_benchmark("benchmarks.streaming", "--groups", "50", "--rows-per-batch", "200",
-                        "--advance", "10", "--window", "10", "--delay", "5", "--measured", "3",
-                        "--partitions", "2", "--profile", "--rounds", "2")
-    assert "sustained rows/s" in out and "run 2 times interleaved" in out and "50 groups x 4 rows, 10 s window" in out
-    for query in ("sliding_window, append", "sliding_window, update", "window(), append"):
-        assert query in out
-    assert "CPU samples (JFR)" in out and "Spark" in out  # the profile: shares by part
-    results = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    assert len(results) == 3
-    for r in results:  # each measured micro-batch's time, in order: 3 (--measured) of each query
-        assert len(r["batch_ms"]) == r["batches"] == 3 and all(ms > 0 for ms in r["batch_ms"]), r
-
-
 def test_streaming_benchmark_measures_each_shape_in_a_process_of_its_own(tmp_path):
+    """Two shapes, each in a JVM of its own, each query run twice interleaved, then profiled."""
     report = tmp_path / "streaming.md"
     out = run_benchmark("benchmarks.streaming", "--shapes", "40:2:10,30:1:10", "--advance", "10",
-                        "--delay", "5", "--measured", "2", "--partitions", "2", "--rounds", "1",
+                        "--delay", "5", "--measured", "2", "--partitions", "2", "--rounds", "2", "--profile",
                         "--report", str(report), timeout=600)
     text = report.read_text()
+    assert "run 2 times interleaved" in text
     for shape in ("40 groups x 2 rows, 10 s window", "30 groups x 1 row, 10 s window"):
         assert f"| {shape} | sliding_window, append |" in text and f"- {shape}: update mode sustains" in text
+    assert "CPU samples (JFR)" in text and "Spark" in text  # the profile: shares by part
     results = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert [(r["shape_key"], r["name"], r["mode"]) for r in results] == [
         ([g, r, 10.0], name, mode) for g, r in ((40, 2), (30, 1))
         for name, mode in (("sliding_window", "append"), ("sliding_window", "update"), ("window()", "append"))]
-    assert all(len(r["batch_ms"]) == 2 for r in results)
+    # Each measured micro-batch's time, in order: 2 (--measured) of each query, in each round.
+    for r in results:
+        assert len(r["batch_ms"]) == r["batches"] == 2 and all(ms > 0 for ms in r["batch_ms"]), r
+        assert len(r["rounds"]) == 2 and r["profile"], r
     # A shape's queries share a JVM, and no other shape's ran in it.
     assert len({r["jvm_pid"] for r in results[:3]}) == len({r["jvm_pid"] for r in results[3:]}) == 1
     assert results[0]["jvm_pid"] != results[3]["jvm_pid"]
