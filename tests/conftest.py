@@ -25,12 +25,17 @@ def pytest_collection_modifyitems(config, items):
 
     `-m every_spark` (the tests `make test` runs on every supported Spark) takes, of each marked
     test, its first parameter set that is not itself marked slow, with both state store providers
-    where the test has the `provider` fixture: every behaviour once per Spark, in minutes."""
+    where the test has the `provider` fixture: every behaviour once per Spark, in minutes. A test
+    of an every_spark module marked slow on its own (it starts a JVM of its own) runs on the
+    default Spark only, unless it is marked every_spark itself."""
     if "every_spark" in (config.getoption("markexpr") or ""):
         first, kept = {}, []
         for item in items:
             spec = getattr(item, "callspec", None)
             if spec and any(m.name == "slow" for m in spec.marks):
+                continue
+            own = {m.name for m in item.own_markers}
+            if "slow" in own and "every_spark" not in own:
                 continue
             params = tuple(sorted((k, repr(v)) for k, v in (spec.params if spec else {}).items() if k != "provider"))
             if first.setdefault(item.function, params) == params:
