@@ -50,7 +50,14 @@ def oldest_spark_for(fixture: Fixture) -> tuple:
     return (4, 2) if ordered else (4, 0) if time_index else (3, 5)
 
 
-@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.name)
+def tier(fixture: Fixture):
+    """A release's checkpoints written on the default Spark restart in every tier; those written
+    on another Spark (`spark-X.Y`, `<release>-spark-X.Y`: the state arranged as that Spark
+    allows, docs/compatibility.md) in the slow tier."""
+    return pytest.param(fixture, marks=pytest.mark.slow) if "spark-" in fixture.meta["release"] else fixture
+
+
+@pytest.mark.parametrize("fixture", [tier(f) for f in FIXTURES], ids=lambda f: f.name)
 def test_checkpoint_of_an_earlier_release_restarts(spark, tmp_path, fixture: Fixture):
     if spark_version(spark) < oldest_spark_for(fixture):
         pytest.skip(f"Spark {spark.version} refuses this arrangement of the state "
