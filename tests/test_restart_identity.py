@@ -257,8 +257,21 @@ def survey(spark) -> dict:
     return {call: (computed, identity) for call, computed, identity in (line.split("\t") for line in lines)}
 
 
+SURVEYS = {}
+
+
+def surveyed(spark) -> dict:
+    """survey() under the session's current values of SETTINGS, each combination once per run
+    (both settings' tests survey the defaults, UTC and sizeOfNull true)."""
+    key = tuple(spark.conf.get(k) for k, _, _ in SETTINGS) + (spark.conf.get("spark.sql.ansi.enabled"),)
+    if key not in SURVEYS:
+        SURVEYS[key] = survey(spark)
+    return SURVEYS[key]
+
+
 @pytest.mark.every_spark
 @pytest.mark.slow
+@pytest.mark.xdist_group("identity_survey")  # one worker: the surveys of the defaults are shared
 @pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
 def test_a_setting_that_changes_what_an_expression_computes_changes_its_identity(spark, sample, setting):
     key, one, other = setting
@@ -267,7 +280,7 @@ def test_a_setting_that_changes_what_an_expression_computes_changes_its_identity
     with session_conf(spark, "spark.sql.ansi.enabled", "false"):
         for value in (one, other):
             with session_conf(spark, key, value):
-                seen[value] = survey(spark)
+                seen[value] = surveyed(spark)
     both = set(seen[one]) & set(seen[other])
     changed = sorted(c for c in both if seen[one][c][0] != seen[other][c][0])
     missed = [c for c in changed if seen[one][c][1] == seen[other][c][1]]
