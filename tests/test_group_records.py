@@ -17,7 +17,9 @@ from streaming_harness import (CHECKS, CHUNK_ROWS_CONF, HDFS, HOT_ROWS_CONF, INL
                                has_time_index, operator_metrics, run_query, session_conf, sliding_query,
                                state_format, state_store, write_files)
 
-# Long runs: the operator harness checks state format 2 under every record setting in the fast tier.
+# Long runs: the operator harness checks state format 2 under every record setting, random restarts
+# and both modes in the fast tier; here each limit is crossed once through real queries, where Spark's
+# state data source shows the rows moving and the metrics are the ones users read.
 pytestmark = pytest.mark.slow
 
 PARTIAL, SUFFIX, META, RECORD, PARTIAL_CHUNK, SUFFIX_CHUNK = 0, 1, 2, 3, 4, 5
@@ -55,7 +57,7 @@ def run_file_by_file(spark, tmp_path, stream, mode: str, read_state: bool, read=
     return runs, states
 
 
-@pytest.mark.parametrize("mode,seed,inline_rows,verify", [("append", 1, 2, "true"), ("update", 2, 3, "false")])
+@pytest.mark.parametrize("mode,seed,inline_rows,verify", [("append", 1, 2, "true")])
 def test_groups_crossing_the_inline_limit_both_ways(spark, provider, tmp_path, mode, seed, inline_rows, verify):
     """The tests' session has RocksDB count its keys too and checks the operator's count against
     it (VERIFY_ROW_COUNT_CONF); one seed runs as users do, with RocksDB's count off."""
@@ -115,7 +117,7 @@ def test_groups_crossing_the_resweep_limit_both_ways(spark, provider, tmp_path, 
 
 
 @pytest.mark.parametrize("mode,seed,chunk_rows,hot_rows,verify",
-                         [("append", 21, 1, 0, "true"), ("append", 22, 1, 1, "false"), ("update", 23, 3, 0, "true")])
+                         [("append", 21, 1, 0, "true"), ("update", 23, 3, 0, "true")])
 def test_groups_keeping_chunks_out_of_their_record(spark, provider, tmp_path, mode, seed, chunk_rows, hot_rows,
                                                    verify):
     """A group larger than `resweepRows` keeps all but its oldest and newest `hotRows` rows of a

@@ -68,9 +68,8 @@ def random_run(spark, tmp_path_factory):
 
 # Each mode, size and resweep limit once: many more streams, restarts and settings run in the
 # operator harness (SlidingWindowsHarnessSuite, JUnit).
-RANDOM = pytest.mark.parametrize("mode,size_text,seed", [
-    ("append", "3 seconds", 0), pytest.param("append", "10 seconds", 1, marks=pytest.mark.slow),
-    pytest.param("append", "3 seconds", 2, marks=pytest.mark.slow), ("update", "10 seconds", 0)])
+# One stream per mode: the operator harness runs hundreds more, over both stores.
+RANDOM = pytest.mark.parametrize("mode,size_text,seed", [("append", "3 seconds", 0), ("update", "10 seconds", 0)])
 
 
 @RANDOM
