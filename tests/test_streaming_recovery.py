@@ -3,17 +3,18 @@ emits exactly the windows an uninterrupted run emits: none lost, none twice (doc
 "A query restarted from its checkpoint, after a crash anywhere, produces the same output as one
 that ran without stopping").
 
-- Killed in its sink (foreachBatch), against a run of the same child that was not killed.
+- Killed in its sink (foreachBatch), once it has written the windows of a micro-batch.
 - Killed while the state stores commit a micro-batch: the parent watches the checkpoint and
   kills the child's process group (JVM and Python) once some partition's store has written its
-  state of micro-batch N and others have not, before the commit log has N; against the
-  brute-force references of the streaming harnesses (CHECKS of streaming_harness.py and
-  batch_window_harness.py: what one uninterrupted run emits, micro-batch by micro-batch)."""
+  state of micro-batch N and others have not, before the commit log has N.
+
+Both against the brute-force references of the streaming harnesses (CHECKS of
+streaming_harness.py and batch_window_harness.py: what one uninterrupted run emits, micro-batch by
+micro-batch)."""
 from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import signal
 import subprocess
@@ -34,25 +35,6 @@ CHILD = os.path.join(SUPPORT, "streaming_child.py")
 SEC = 1_000_000
 
 
-def write_files(folder: str, seed: int = 11, files: int = 6) -> None:
-    rng = random.Random(seed)
-    os.makedirs(folder)
-    base = 1_700_000_000 * SEC
-    clock = 0
-    for i in range(files):
-        path = os.path.join(folder, f"{i:03d}.json")
-        with open(path, "w") as f:
-            for _ in range(rng.randint(3, 8)):
-                t = base + (clock + rng.randint(-3000, 1500)) * 1000  # some rows are late
-                f.write(json.dumps({"k": rng.choice("ab"), "t": t, "v": rng.randint(1, 9)}) + "\n")
-            clock += rng.randint(1000, 3000)
-        os.utime(path, (1_000_000 + i, 1_000_000 + i))  # the file source orders by time
-    flush = os.path.join(folder, f"{files:03d}.json")
-    with open(flush, "w") as f:
-        f.write(json.dumps({"k": "__flush", "t": base + (clock + 60_000) * 1000, "v": 0}) + "\n")
-    os.utime(flush, (1_000_000 + files, 1_000_000 + files))
-
-
 def run_child(function, source, checkpoint, log, pause_in=None, options=()):
     args = [sys.executable, CHILD, function, source, checkpoint, log] + ([str(pause_in)] if pause_in is not None else [])
     args += list(options)
@@ -60,72 +42,12 @@ def run_child(function, source, checkpoint, log, pause_in=None, options=()):
                             start_new_session=True)
 
 
-def windows_by_batch(log: str) -> dict:
-    """{batch id: set of windows} keeping the LAST attempt of each batch (foreachBatch re-runs a
-    batch that did not commit, as Spark's exactly-once sinks expect)."""
-    attempts: dict = {}
-    with open(log) as f:
-        for line in f:
-            r = json.loads(line)
-            if r["k"] == "__flush":
-                continue
-            run, rows = attempts.get(r["batch"], (r["run"], []))
-            if run != r["run"]:  # a later attempt of the batch replaces the earlier one
-                rows = []
-            rows.append((r["k"], r["s"], r["e"], r["n"], r["total"]))
-            attempts[r["batch"]] = (r["run"], rows)
-    return {batch: rows for batch, (_, rows) in attempts.items()}
-
-
-def all_windows(by_batch: dict) -> list:
-    return sorted(w for rows in by_batch.values() for w in rows)
-
-
-# One window function and store each (both kinds run crashes mid-commit in the operator harness).
-@pytest.mark.parametrize("function", ["sliding_window"])
-def test_kill_in_the_middle_of_a_batch_then_restart(tmp_path, function):
-    source = str(tmp_path / "in")
-    write_files(source)
-
-    reference_log = str(tmp_path / "uninterrupted.jsonl")
-    child = run_child(function, source, str(tmp_path / "ck-ref"), reference_log)
-    assert child.wait(timeout=300) == 0, child.stderr.read()
-    expected = windows_by_batch(reference_log)
-    assert sum(len(v) for v in expected.values()) > 5
-
-    # Pick a batch that emits windows, write its rows, then die inside its sink.
-    victim = sorted(b for b, rows in expected.items() if rows)[1]
-    log = str(tmp_path / "crashed.jsonl")
-    child = run_child(function, source, str(tmp_path / "ck"), log, pause_in=victim)
-    deadline = time.time() + 300
-    while not os.path.exists(log + ".paused"):
-        assert child.poll() is None, child.stderr.read()
-        assert time.time() < deadline
-        time.sleep(0.2)
-    os.killpg(child.pid, signal.SIGKILL)
-    child.wait(timeout=60)
-    before_restart = windows_by_batch(log)
-    assert victim in before_restart and max(before_restart) == victim
-
-    restarted = run_child(function, source, str(tmp_path / "ck"), log)
-    assert restarted.wait(timeout=300) == 0, restarted.stderr.read()
-    got = windows_by_batch(log)
-    # The killed batch ran again, with the same windows; every window is in exactly one batch.
-    with open(log) as f:
-        runs_of_victim = {json.loads(line)["run"] for line in f if json.loads(line)["batch"] == victim}
-    assert len(runs_of_victim) == 2
-    assert sorted(got[victim]) == sorted(before_restart[victim])
-    assert all_windows(got) == all_windows(expected)
-    assert len(set(all_windows(got))) == len(all_windows(got))
-    assert got == expected  # same windows in the same micro-batches
-
-
 # --------------------------------------------------------------------------------------------
 # Killed while the state store commits a micro-batch
 
 
 STATE_FILE = re.compile(r"^(\d+)(_[0-9a-fA-F-]+)?\.(delta|changelog)$")
-COMMIT_KILL_SIZES = {"sliding_window": ("3 seconds", 3 * SEC), "batch_window": ("2 seconds", 2 * SEC)}
+KILL_SIZES = {"sliding_window": ("3 seconds", 3 * SEC), "batch_window": ("2 seconds", 2 * SEC)}
 COMMIT_KILL_PARTITIONS = 4
 COMMIT_KILL_ATTEMPTS = 3
 
@@ -188,6 +110,53 @@ def progress_of(log: str) -> list:
         return list({p["batchId"]: p for p in map(json.loads, f)}.values())
 
 
+def assert_one_uninterrupted_run(function: str, stream, size: int, log: str) -> None:
+    """The sink's last attempts of the micro-batches (and the progress of each) are what one
+    uninterrupted run emits, micro-batch by micro-batch: the harnesses' append-mode CHECKS."""
+    rows = [(b, Row(**r)) for b, (_, rs) in sorted(attempts_of_batches(log).items()) for r in rs]
+    runs = [streaming_harness.Run(rows, progress_of(log))]
+    if function == "sliding_window":
+        streaming_harness.CHECKS["append"](stream, runs)
+    else:
+        batch_window_harness.CHECKS["append"](stream, runs, size)
+
+
+def harness_stream(tmp_path, name: str, function: str):
+    size_text, size = KILL_SIZES[function]
+    stream = streaming_harness.generate_stream(f"{name}-{function}", size, cases=6)
+    source = str(tmp_path / "in")
+    streaming_harness.write_files(source, stream.files)
+    return stream, size, source, ["--harness", size_text]
+
+
+# One window function and store each (both kinds run crashes mid-commit in the operator harness).
+@pytest.mark.parametrize("function", ["sliding_window"])
+def test_kill_in_the_middle_of_a_batch_then_restart(tmp_path, function):
+    """Killed in its sink, once it has written the windows of a micro-batch (the first from
+    micro-batch 2 on that emits some): the restart runs that micro-batch again, with the same
+    windows, and goes on as if nothing had happened."""
+    stream, size, source, options = harness_stream(tmp_path, "sink-kill", function)
+    checkpoint, log = str(tmp_path / "ck"), str(tmp_path / "out.jsonl")
+    child = run_child(function, source, checkpoint, log, pause_in=2, options=options)
+    deadline = time.time() + 300
+    while not os.path.exists(log + ".paused"):
+        assert child.poll() is None, child.stderr.read()
+        assert time.time() < deadline
+        time.sleep(0.2)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait(timeout=60)
+    before_restart = attempts_of_batches(log)
+    victim = max(before_restart)
+    assert victim >= 2 and before_restart[victim][1] and victim not in committed_batches(checkpoint)
+
+    restarted = run_child(function, source, checkpoint, log, options=options)
+    assert restarted.wait(timeout=300) == 0, restarted.stderr.read()
+    attempts = attempts_of_batches(log)
+    assert attempts[victim][0] == restarted.pid  # the restart ran the killed micro-batch again
+    assert sorted(map(json.dumps, attempts[victim][1])) == sorted(map(json.dumps, before_restart[victim][1]))
+    assert_one_uninterrupted_run(function, stream, size, log)
+
+
 @pytest.mark.parametrize("function,store", [("batch_window", "rocksdb")])
 def test_kill_while_the_state_store_commits_then_restart(tmp_path, function, store):
     """The child (the harness's query over a harness stream) is killed with SIGKILL while a
@@ -196,11 +165,8 @@ def test_kill_while_the_state_store_commits_then_restart(tmp_path, function, sto
     state of N - 1 and goes on: the sink's last attempts of the micro-batches are exactly what
     the brute-force references (CHECKS of the harnesses) say one uninterrupted run emits, in the
     same micro-batches, none twice."""
-    size_text, size = COMMIT_KILL_SIZES[function]
-    stream = streaming_harness.generate_stream(f"commit-kill-{function}", size, cases=6)
-    options = ["--store", store, "--partitions", str(COMMIT_KILL_PARTITIONS), "--harness", size_text]
-    source = str(tmp_path / "in")
-    streaming_harness.write_files(source, stream.files)
+    stream, size, source, options = harness_stream(tmp_path, "commit-kill", function)
+    options += ["--store", store, "--partitions", str(COMMIT_KILL_PARTITIONS)]
 
     for attempt in range(COMMIT_KILL_ATTEMPTS):
         checkpoint, log = str(tmp_path / f"ck{attempt}"), str(tmp_path / f"out{attempt}.jsonl")
@@ -226,9 +192,4 @@ def test_kill_while_the_state_store_commits_then_restart(tmp_path, function, sto
     assert attempts[victim][0] == restarted.pid  # the restart ran the killed micro-batch again
     if victim in before_restart:  # the killed attempt reached its sink: the same windows again
         assert sorted(map(json.dumps, attempts[victim][1])) == sorted(map(json.dumps, before_restart[victim][1]))
-    rows = [(b, Row(**r)) for b, (_, rs) in sorted(attempts.items()) for r in rs]
-    runs = [streaming_harness.Run(rows, progress_of(log))]
-    if function == "sliding_window":
-        streaming_harness.CHECKS["append"](stream, runs)
-    else:
-        batch_window_harness.CHECKS["append"](stream, runs, size)
+    assert_one_uninterrupted_run(function, stream, size, log)
