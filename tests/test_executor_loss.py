@@ -1,6 +1,8 @@
-"""An executor JVM killed in the middle of a streaming micro-batch on local-cluster[2,1,1024]:
-Spark runs the lost task again on another executor, which loads the state from the checkpoint,
-and the query emits every sliding window of the brute-force reference exactly once."""
+"""Sliding windows on local-cluster[2,1,1024], two executor JVMs that get the extension only
+through the jar configure() ships: a batch query gives the brute-force reference's windows; then
+an executor JVM is killed in the middle of a streaming micro-batch: Spark runs the lost task again
+on another executor, which loads the state from the checkpoint, and the query emits every sliding
+window of the reference exactly once."""
 from __future__ import annotations
 
 import json
@@ -88,7 +90,7 @@ def tail(child) -> str:
         return f.read()[-5000:]
 
 
-def test_executor_killed_in_a_micro_batch(tmp_path):
+def test_batch_then_an_executor_killed_in_a_micro_batch(tmp_path):
     fresh_main_jar()
     events = write_files(tmp_path / "in")
     log, gate, report = tmp_path / "out.jsonl", tmp_path / "gate", tmp_path / "report.json"
@@ -141,6 +143,7 @@ def test_executor_killed_in_a_micro_batch(tmp_path):
     expected_rows = sorted((k, s, e, len(m), sum(r["v"] for r in m), tuple(sorted(r["v"] for r in m)))
                            for (k, s, e), m in expected.items() if k != "__flush")
     assert sorted(emitted) == expected_rows
+    assert sorted(tuple(w[:5]) + (tuple(w[5]),) for w in got_report["batch"]) == expected_rows
     assert any(r["k"] == "__kill" for r in rows)
     assert len(batches) >= 3
     # The micro-batches emitted before the kill are in the final log unchanged (nothing re-run).

@@ -1,10 +1,14 @@
-"""A streaming sliding-window query on local-cluster[2,1,1024] whose parent kills one executor
-JVM while a micro-batch is running.
+"""Sliding windows on local-cluster[2,1,1024] (two executor JVMs that get the extension only
+through the jar configure() ships, as a user adds one jar and one pip package to a cluster): a
+batch query, then a streaming query whose parent kills one executor JVM while a micro-batch is
+running.
 
 Usage: python executor_loss_child.py SOURCE CHECKPOINT LOG GATE_DIR REPORT_JSON
 
-Runs `availableNow` over the JSON files in SOURCE (append mode, RocksDB state, one file per
-micro-batch) and appends every emitted window, with its batch id, to LOG as one JSON line.
+The batch query reads every JSON file in SOURCE at once; its windows (but the `__flush` key's)
+go to REPORT_JSON. The streaming query runs `availableNow` over the same files (append mode,
+RocksDB state, one file per micro-batch) and appends every emitted window, with its batch id, to
+LOG as one JSON line.
 
 The gate: a Python UDF over the aggregation's output, so it runs in the task of the stateful
 stage that emits the window of key `__kill`. Every call on that row appends the task's identity
@@ -13,7 +17,7 @@ first call, while GATE_DIR/released does not exist, also writes GATE_DIR/blocked
 for its executor JVM to die: the parent creates `released`, then SIGKILLs that JVM. Spark runs
 the task again elsewhere, where the gate lets the row through.
 
-At the end REPORT_JSON holds the executor ids registered before the stream started and every
+At the end REPORT_JSON also holds the executor ids registered before the stream started and every
 executor Spark's status store knows, removed ones included, with its failed tasks.
 """
 import json
@@ -108,6 +112,15 @@ def main() -> None:
         time.sleep(0.1)
     before = executor_ids()
 
+    schema = "k string, t long, v long"
+    batch = (spark.read.schema(schema).json(source).where(F.col("k") != "__flush").repartition(4)
+             .withColumn("ts", F.timestamp_micros("t"))
+             .groupBy("k", swa.sliding_window("ts", "3 seconds").alias("w"))
+             .agg(F.count("*").alias("n"), F.sum("v").alias("total"), F.collect_list("v").alias("vs"))
+             .select("k", F.unix_micros("w.start").alias("s"), F.unix_micros("w.end").alias("e"), "n", "total",
+                     F.array_sort("vs").alias("vs")))
+    batch_windows = [list(r) for r in batch.collect()]
+
     def sink(df, batch_id):
         rows = df.collect()
         with open(log, "a") as f:
@@ -118,7 +131,7 @@ def main() -> None:
             os.fsync(f.fileno())
 
     gate = F.udf(make_gate(gate_dir), "string")
-    query = (spark.readStream.schema("k string, t long, v long").option("maxFilesPerTrigger", 1)
+    query = (spark.readStream.schema(schema).option("maxFilesPerTrigger", 1)
              .json(source)
              .withColumn("ts", F.timestamp_micros("t")).withWatermark("ts", "1 second")
              .groupBy("k", swa.sliding_window("ts", "3 seconds").alias("w"))
@@ -137,7 +150,7 @@ def main() -> None:
             executors.append({"id": e.id(), "active": e.isActive(), "failed_tasks": e.failedTasks(),
                               "removed": e.removeReason().isDefined()})
     with open(report, "w") as f:
-        json.dump({"executors_before": before, "executors": executors}, f)
+        json.dump({"executors_before": before, "executors": executors, "batch": batch_windows}, f)
     spark.stop()
 
 
