@@ -128,6 +128,7 @@ def test_an_idle_timeout_closes_the_last_windows(spark, tmp_path, provider, func
         query.stop()
 
 
+@pytest.mark.slow  # two queries, waiting in real time (IdleClockSuite tests the clock itself)
 def test_each_query_keeps_the_setting_it_started_with(spark, tmp_path, provider):
     """The settings are per query: read when it starts. Two queries of one session over the same
     input, one started with a timeout and one without: the first emits every window; for the
@@ -178,6 +179,7 @@ def test_update_mode_lets_the_state_go(spark, tmp_path, rocksdb, function):
         query.stop()
 
 
+@pytest.mark.slow  # two runs, waiting in real time (IdleClockSuite tests the clock itself)
 def test_a_restart_in_a_quiet_period_loses_nothing_and_repeats_nothing(spark, tmp_path, provider):
     """Stopped in the middle of an idle period, and again with its last idle micro-batch left
     uncommitted (as a kill in its middle leaves it): the micro-batch run again emits the same

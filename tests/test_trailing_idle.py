@@ -124,6 +124,7 @@ def test_an_idle_timeout_emits_the_rows_the_watermark_keeps_waiting(spark, tmp_p
         query.stop()
 
 
+@pytest.mark.slow  # two runs, waiting in real time (IdleClockSuite tests the clock itself)
 def test_a_restart_in_a_quiet_period_loses_nothing_and_repeats_nothing(spark, tmp_path, provider):
     """Stopped while rows wait, and again with its idle micro-batch left uncommitted (as a kill in
     its middle leaves it): the micro-batch run again emits the same rows (its idle clock is logged
