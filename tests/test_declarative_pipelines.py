@@ -3,8 +3,8 @@ windowed aggregation, run as a new user runs it (docs/deployment.md, "Spark Decl
 Pipelines"): a Python flow reads JSON files with a watermark, a SQL flow is a streaming table of
 `sliding_window`, with a Hive metastore so that the pipeline runs again. Each triggered run emits
 the batch query's windows for the part its watermark closed; with `closeAtEndOfInput` it also
-emits its tail. A feature table of streaming trailing windows, with `closeAtEndOfInput`, gets
-every row of each run."""
+emits its tail. A feature table of streaming trailing windows in the same pipeline, with
+`closeAtEndOfInput`, gets every row of the run (one pipeline: each run starts a Connect server)."""
 from __future__ import annotations
 
 import os
@@ -113,19 +113,34 @@ def closed(events, watermark: int) -> dict:
     return {w: v for w, v in expected(events, "sliding", SIZE).items() if w[2] <= watermark}
 
 
+def features(spark, root: str) -> list:
+    return sorted(tuple(r) for r in spark.read.parquet(os.path.join(root, "warehouse", "features")).collect())
+
+
+def trailing_features(events) -> list:
+    """Each row with the count and sum of its group's rows in [t - size, t]."""
+    return sorted((k, t, v, len(inside), sum(e[2] for e in inside)) for k, t, v in events
+                  for inside in [[e for e in events if e[0] == k and t - SIZE <= e[1] <= t]])
+
+
 # With the setting, which shows both: the first run's table would hold only the closed windows
 # without it (test_idle_timeout.py runs that case on a plain query).
 @pytest.mark.parametrize("close_at_end", [True])
 def test_each_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_tail(spark, tmp_path, close_at_end):
-    """Two runs of one pipeline, the second with new files: after each, the table holds the
-    windows its watermark closed, those of the batch query over every row so far; with
-    `closeAtEndOfInput` (a session setting: in the spec) every window so far."""
+    """Two runs of one pipeline, the second with new files: after each, the table of
+    `sliding_window` holds the windows its watermark closed, those of the batch query over every
+    row so far; with `closeAtEndOfInput` (a session setting: in the spec) every window so far.
+
+    The same pipeline's streaming table of trailing windows holds, after the first run, every
+    row, once, with the count and sum of its group's rows in [t - size, t], the latest rows too
+    (without the setting they would wait for the next run; the next runs' rows and late rows are
+    tests/test_trailing_idle.py's)."""
     root, source = str(tmp_path / "pipeline"), str(tmp_path / "in")
     os.makedirs(root)
     conf = {"spark.sql.shuffle.partitions": "2"}
     if close_at_end:
         conf["spark.sql.slidingWindow.closeAtEndOfInput"] = "true"
-    write_pipeline(root, source, conf)
+    write_pipeline(root, source, conf, WINDOWS_SQL + ";\n" + FEATURES_SQL)
     conf_dir = write_spark_defaults(root)
     events = []
     for name, new in (("0.json", first_events()), ("1.json", later_events())):
@@ -134,21 +149,5 @@ def test_each_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_ta
         run_pipeline(root, conf_dir)
         want = expected(events, "sliding", SIZE)
         assert table(spark, root) == (want if close_at_end else closed(events, max(e[1] for e in events) - DELAY))
-
-
-def test_a_trailing_feature_table_gets_every_row_with_close_at_end_of_input(spark, tmp_path):
-    """A streaming table of trailing windows, a triggered run with `closeAtEndOfInput`: the table
-    holds every row, once, with the count and sum of its group's rows in [t - size, t], the latest
-    rows too (without the setting they would wait for the next run). One run: the next runs'
-    rows and late rows are tests/test_trailing_idle.py's."""
-    root, source = str(tmp_path / "pipeline"), str(tmp_path / "in")
-    os.makedirs(root)
-    write_pipeline(root, source, {"spark.sql.shuffle.partitions": "2",
-                                  "spark.sql.slidingWindow.closeAtEndOfInput": "true"}, FEATURES_SQL)
-    conf_dir = write_spark_defaults(root)
-    events = first_events()
-    write_file(source, "0.json", events)
-    run_pipeline(root, conf_dir)
-    rows = sorted(tuple(r) for r in spark.read.parquet(os.path.join(root, "warehouse", "features")).collect())
-    assert rows == sorted((k, t, v, len(inside), sum(e[2] for e in inside)) for k, t, v in events
-                          for inside in [[e for e in events if e[0] == k and t - SIZE <= e[1] <= t]])
+        if name == "0.json":
+            assert features(spark, root) == trailing_features(events)
