@@ -17,6 +17,14 @@ from buildtools import scala_build  # noqa: E402
 
 import sliding_window_agg as swa  # noqa: E402
 
+# Every JVM of the tests that spark-submit starts (each worker's session, the children's, spark-sql,
+# Connect servers, pipelines) compiles with C1 only: a test's short queries never repay C2's
+# compiles, which on two cores compete with the tests (the shared sessions' tests run 1.5 times
+# faster without them; docs/development.md, "Test tiers").
+TEST_JVM_OPTIONS = scala_build.TEST_JVM_OPTIONS
+if TEST_JVM_OPTIONS not in os.environ.get("SPARK_SUBMIT_OPTS", ""):
+    os.environ["SPARK_SUBMIT_OPTS"] = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} {TEST_JVM_OPTIONS}".strip()
+
 
 def pytest_collection_modifyitems(config, items):
     """The longest tests first: pytest-xdist hands out tests in this order, so the short ones fill
