@@ -51,7 +51,9 @@ def ensure_venv(minor: str) -> str:
     if installed != "\n".join(requirements):
         if not os.path.exists(python):
             subprocess.run([sys.executable, "-m", "venv", venv_dir(minor)], check=True)
-        subprocess.run([python, "-m", "pip", "install", "-q", *requirements], check=True)
+        # --no-compile: Python compiles the modules a run imports when it imports them, not all
+        # of pyspark's and pandas' thousands up front, on the CPU that Spark 4.3's tests use.
+        subprocess.run([python, "-m", "pip", "install", "-q", "--no-compile", *requirements], check=True)
         with open(marker, "w") as f:
             f.write("\n".join(requirements))
     return python
