@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import importlib
 import os
 import subprocess
 import sys
-import time
 import types
 import zipfile
 
@@ -104,8 +104,43 @@ def package_version() -> str:
         return f.read().strip()
 
 
-def _newest_mtime(paths: list[str]) -> float:
-    return max((os.path.getmtime(p) for p in paths), default=0.0)
+def _inputs_digest(paths: list[str]) -> str:
+    """A digest of what a build reads: each input's name (from the checkout's root) and bytes."""
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(os.path.relpath(path, ROOT).replace(os.sep, "/").encode() + b"\0")
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
+
+
+def digest_file(out_jar: str) -> str:
+    """Where the digest of the inputs ``out_jar`` was built from is kept, beside it (the package
+    ships only ``jars/*.jar``)."""
+    return out_jar + ".digest"
+
+
+def _built_from(out_jar: str, digest: str) -> bool:
+    """Whether ``out_jar`` is there and was built from inputs of that digest: a checkout, a
+    branch switch or a copy that leaves the sources as they were does not build it again, and
+    any change of their contents does."""
+    try:
+        with open(digest_file(out_jar)) as f:
+            return f.read().strip() == digest and os.path.exists(out_jar)
+    except FileNotFoundError:
+        return False
+
+
+@contextlib.contextmanager
+def _recorded(out_jar: str, digest: str):
+    """Records, once the build inside the block has written ``out_jar``, the digest of the inputs
+    read before it started: a source saved while the compiler ran gives another digest, and the
+    next build compiles again."""
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(digest_file(out_jar))
+    yield
+    with open(digest_file(out_jar), "w") as f:
+        f.write(digest + "\n")
 
 
 def _java() -> str:
@@ -119,25 +154,17 @@ def scalac(srcs: list[str], classpath: list[str], out: str, jars: str | None = N
 def build_main_jar(out_jar: str | None = None, force: bool = False, jars: str | None = None) -> str:
     """Compiles scala/src/main (with the shims of the Spark version of ``jars``, by default the
     installed pyspark's) into ``out_jar`` (by default the package's jar of that version), unless
-    it is newer than every source, resource and the build's own code."""
+    it was built from the same sources, resources, build code and version (their digest) and
+    the same Spark jars."""
     jars = jars or spark_jars_dir()
     out_jar = out_jar or default_jar(jars)
     inputs = jar_build.main_inputs(MAIN, jars) + BUILD_CODE + [VERSION_FILE]
     with _building(out_jar):
-        if not force and os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(inputs):
+        digest = _inputs_digest(inputs) + "-" + spark_version(jars)
+        if not force and _built_from(out_jar, digest):
             return out_jar
-        with _stamped_with_start(out_jar):
+        with _recorded(out_jar, digest):
             return jar_build.build_jar(MAIN, jars, out_jar, package_version())
-
-
-@contextlib.contextmanager
-def _stamped_with_start(out_jar: str):
-    """Gives the jar built inside the block the time its compile started, not the time it ended:
-    a source saved while the compiler ran (and perhaps read before the change) is then newer
-    than the jar, and the next build compiles again."""
-    started = time.time()
-    yield
-    os.utime(out_jar, (started, started))
 
 
 @contextlib.contextmanager
@@ -176,11 +203,11 @@ def build_test_jar(main_jar: str, out_jar: str, jars: str | None = None) -> str:
         s for f in jar_build.shim_folders(jar_build.spark_minor(jars), TEST_SHIM_SOURCES)
         for s in jar_build.sources(f)]
     with _building(out_jar):
-        if os.path.exists(out_jar) and os.path.getmtime(out_jar) >= _newest_mtime(
-                srcs + [main_jar] + BUILD_CODE):
+        digest = _inputs_digest(srcs + [main_jar] + BUILD_CODE) + "-" + spark_version(jars)
+        if _built_from(out_jar, digest):
             return out_jar
         tmp = out_jar + ".tmp.jar"
-        with _stamped_with_start(out_jar):
+        with _recorded(out_jar, digest):
             scalac(srcs, [main_jar, *junit_classpath()], tmp, jars)
             os.replace(tmp, out_jar)
         return out_jar

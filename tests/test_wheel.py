@@ -30,11 +30,13 @@ def wheel(tmp_path_factory):
         pytest.skip(f"setuptools {setuptools.__version__} < 77 (pip install '.[test]' installs it)")
     src = tmp_path / "src"
     copy_package_sources(src, ("__pycache__", "jars"))
-    # The build compiles the jar unless one newer than every source is there: give it the test
-    # run's fresh jar (compiling is covered by every other test), newer than the copied sources.
+    # The build compiles the jar unless one built from the same sources is there: give it the test
+    # run's fresh jar and the digest of its inputs (compiling is covered by every other test).
     (src / "python" / "sliding_window_agg" / "jars").mkdir()
-    jar_name = os.path.basename(scala_build.default_jar())
-    shutil.copy(fresh_main_jar(), src / "python" / "sliding_window_agg" / "jars" / jar_name)
+    jar = fresh_main_jar()
+    copy = src / "python" / "sliding_window_agg" / "jars" / os.path.basename(scala_build.default_jar())
+    shutil.copy(jar, copy)
+    shutil.copy(scala_build.digest_file(jar), scala_build.digest_file(str(copy)))
 
     dist = tmp_path / "dist"
     result = subprocess.run(

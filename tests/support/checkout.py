@@ -16,7 +16,8 @@ if ROOT not in sys.path:
 
 
 def fresh_main_jar() -> str:
-    """The package's jar, rebuilt first if a Scala source is newer (editable checkouts)."""
+    """The package's jar, rebuilt first if a Scala source changed since it was built (editable
+    checkouts)."""
     from buildtools import scala_build
 
     return scala_build.build_main_jar()
