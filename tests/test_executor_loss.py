@@ -53,7 +53,7 @@ def process_state(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
             stat = f.read()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone before the open, or between it and the read
         return None
     fields = stat[stat.rindex(")") + 2:].split()
     return int(fields[1]), fields[0]
