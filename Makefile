@@ -32,7 +32,7 @@ demo: setup
 	$(PYTHON) -m sliding_window_agg.demo
 
 test-fast: setup
-	$(PYTHON) -m pytest $(PYTEST_WORKERS) -m 'not slow and not other_sparks_jars'
+	SWA_HARNESS_STREAMS=8 $(PYTHON) -m pytest $(PYTEST_WORKERS) -m 'not slow and not other_sparks_jars'
 
 test: setup
 ifeq ($(SPARK),)

@@ -15,8 +15,15 @@ from buildtools import scala_build  # noqa: E402
 
 # On every Spark: the operator harness runs the operators over that Spark's own state stores. The
 # other Sparks run 4 of its random streams per test, which reach every call of their stores; the
-# default one runs them all.
+# default one runs them all, or as many as SWA_HARNESS_STREAMS says (`make test-fast`: 8).
 OTHER_SPARKS_HARNESS = {"swa.harness.streams": "4"}
+
+
+def harness_properties() -> dict | None:
+    if not scala_build.is_default_spark():
+        return OTHER_SPARKS_HARNESS
+    streams = os.environ.get("SWA_HARNESS_STREAMS")
+    return {"swa.harness.streams": streams} if streams else None
 
 
 @pytest.mark.every_spark
@@ -26,8 +33,7 @@ def test_scala_junit_suites():
     suites = scala_build.test_classes(test_jar)
     assert len(suites) >= 4, f"expected at least 4 JUnit suites, found {suites}"
 
-    result = scala_build.run_junit(main_jar, test_jar, suites,
-                                   properties=None if scala_build.is_default_spark() else OTHER_SPARKS_HARNESS)
+    result = scala_build.run_junit(main_jar, test_jar, suites, properties=harness_properties())
     print("\n".join(suites))
     print(result.stdout)
 
