@@ -85,7 +85,7 @@ def custom(op: dict, name: str) -> int:
 
 
 @pytest.mark.every_spark
-@pytest.mark.parametrize("function", ["sliding", "batch"])
+@pytest.mark.parametrize("function", ["sliding", pytest.param("batch", marks=pytest.mark.slow)])  # batch: two idle closes
 def test_an_idle_timeout_closes_the_last_windows(spark, tmp_path, provider, function):
     """With the input quiet for the timeout, the watermark moves on with the clock: every window
     is emitted, once, with no new row; the progress counts those Spark's watermark left open; a

@@ -143,6 +143,7 @@ def times(n: int):
     return multiply
 
 
+@pytest.mark.slow  # two restarts through Python workers of two interpreters
 def test_a_python_udf_restarts_from_another_interpreter_path_and_is_refused_when_changed(spark, tmp_path):
     calls = ["sum(pyf(v))"]
     python_udf(spark, times(2))

@@ -68,7 +68,8 @@ def test_complete_mode_is_rejected(spark, tmp_path):
 UNBOUNDED = "grows without bound"
 
 
-@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+# The WARN is the planning's (StreamingQueryLog), the same for both functions: batch_window's in make test.
+@pytest.mark.parametrize("function", ["sliding_window", pytest.param("batch_window", marks=pytest.mark.slow)])
 def test_update_mode_without_watermark_warns_once_per_run(spark, tmp_path, function):
     """Update mode without a watermark on the time column runs, and its state grows without
     bound: the driver says so in one WARN per run of the query (however many micro-batches it
