@@ -6,11 +6,12 @@ import scala.util.Random
 /**
  * Random streams of one partition ([[HarnessStream]]), reproducible from their seed, with what
  * breaks streaming operators: rows out of order within a disorder bound, late rows (at or before
- * the watermark), several groups and a null key, groups idle for a few micro-batches, equal times,
- * rows exactly a window size (or lag) from an earlier row and 1 µs either side, rows on a window's
- * alignment, null times and values, micro-batches without rows, watermark jumps (as an idle clock
- * makes), and a last micro-batch whose watermark passes every row, after which the state must be
- * drained. Between micro-batches: restarts (with other settings) and crashes.
+ * the watermark; some exactly at the micro-batch's late-rows watermark or 1 µs either side, near
+ * time zero before the first watermark), several groups and a null key, groups idle for a few
+ * micro-batches, equal times, rows exactly a window size (or lag) from an earlier row and 1 µs
+ * either side, rows on a window's alignment, null times and values, micro-batches without rows,
+ * watermark jumps (as an idle clock makes), and a last micro-batch whose watermark passes every
+ * row, after which the state must be drained. Between micro-batches: restarts (with other settings) and crashes.
  *
  * The eviction watermark follows the rows as Spark's does: the largest time of the micro-batches
  * before, less the delay, in milliseconds, never back; the late-rows watermark of a micro-batch
@@ -23,6 +24,7 @@ final class StreamGenerator(shape: StreamShape) {
     var clock = base
     var maxSeen = Long.MinValue
     var eviction = 0L
+    var late = 0L // the late-rows watermark of the micro-batch being generated
     var nextId = 0
     val recent = mutable.Map.empty[Option[Long], mutable.ArrayBuffer[Long]]
     val idleUntil = mutable.Map.empty[Option[Long], Int]
@@ -43,12 +45,13 @@ final class StreamGenerator(shape: StreamShape) {
       } else if (roll < 0.46) { // on a window's alignment
         val d = pick(shape.distances.toIndexedSeq)
         Some(Math.floorDiv(clock - below(shape.disorderMicros), d) * d + pick(Vector(-1L, 0L, 1L)))
-      } else if (roll < 0.51) Some(eviction - below(shape.disorderMicros)) // late
+      } else if (roll < 0.49) Some(eviction - below(shape.disorderMicros)) // late, or nearly
+      else if (roll < 0.51) Some(late + pick(Vector(-1L, 0L, 1L))) // at the late-rows watermark
       else Some(clock - below(shape.disorderMicros))
     }
 
     val batches = (0 until shape.batches).map { b =>
-      val late = eviction
+      late = eviction
       if (maxSeen != Long.MinValue) eviction = math.max(eviction, toMillis(maxSeen - shape.delayMicros))
       if (chance(0.08)) { // a jump, as an idle clock makes
         eviction = toMillis(eviction + below(3 * largest))
