@@ -16,6 +16,7 @@ import time
 import pytest
 
 from checkout import SUPPORT, fresh_main_jar
+from executor_loss_child import alive, process_state
 from reference import sliding_windows
 
 pytestmark = pytest.mark.slow  # processes, servers or long runs: `make test` only
@@ -47,21 +48,6 @@ def write_files(folder) -> list:
     flush.write_text(json.dumps({"k": "__flush", "t": base + (clock + 60_000) * 1000, "v": 0}) + "\n")
     os.utime(flush, (2_000_000, 2_000_000))
     return events
-
-
-def process_state(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            stat = f.read()
-    except (FileNotFoundError, ProcessLookupError):  # gone before the open, or between it and the read
-        return None
-    fields = stat[stat.rindex(")") + 2:].split()
-    return int(fields[1]), fields[0]
-
-
-def alive(pid: int) -> bool:
-    state = process_state(pid)
-    return state is not None and state[1] not in ("Z", "X")
 
 
 def descends_from(pid: int, ancestor: int) -> bool:
