@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import importlib
 import os
 import subprocess
@@ -106,12 +105,7 @@ def package_version() -> str:
 
 def _inputs_digest(paths: list[str]) -> str:
     """A digest of what a build reads: each input's name (from the checkout's root) and bytes."""
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(os.path.relpath(path, ROOT).replace(os.sep, "/").encode() + b"\0")
-        with open(path, "rb") as f:
-            digest.update(f.read())
-    return digest.hexdigest()
+    return jar_build.files_digest(sorted(paths), ROOT)
 
 
 def digest_file(out_jar: str) -> str:

@@ -13,6 +13,7 @@ the package but `_supported`, so buildtools loads it without pyspark.
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -93,6 +94,18 @@ def sources(folder: str) -> list[str]:
 def resources(folder: str) -> list[str]:
     return sorted(p for p in glob.glob(os.path.join(folder, "**", "*"), recursive=True)
                   if os.path.isfile(p))
+
+
+def files_digest(paths: list[str], root: str) -> str:
+    """The SHA-256 of files, in the order given: each one's name (from ``root``) and bytes. What
+    a build reads, to tell whether an earlier build read the same (the first-use cache's folders,
+    the checkout's jars)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(os.path.relpath(path, root).replace(os.sep, "/").encode() + b"\0")
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
 
 
 def main_sources(main: str, jars: str) -> list[str]:

@@ -10,7 +10,6 @@ else ``$XDG_CACHE_HOME/sliding-window-agg``, else ``~/.cache/sliding-window-agg`
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 import time
@@ -49,12 +48,7 @@ def cache_root() -> str:
 def sources_digest(main: str) -> str:
     """A digest of every source and resource of ``main`` (all Spark versions' shims included) and
     of the compile's own code."""
-    digest = hashlib.sha256()
-    for path in _jar_build.resources(main) + [_jar_build.__file__]:
-        digest.update(os.path.relpath(path, main).replace(os.sep, "/").encode() + b"\0")
-        with open(path, "rb") as f:
-            digest.update(f.read())
-    return digest.hexdigest()[:16]
+    return _jar_build.files_digest(_jar_build.resources(main) + [_jar_build.__file__], main)[:16]
 
 
 def cache_folder(main: str) -> str:
