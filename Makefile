@@ -39,12 +39,12 @@ ifeq ($(SPARK),)
 	@mkdir -p build
 	@# The other versions' virtualenvs and jars are made (downloads, compiles) while 4.3's tests run.
 	@$(PYTHON) buildtools/spark_env.py --prepare $(OTHER_SPARKS) > build/spark-envs.log 2>&1 & \
-	  $(PYTHON) -m pytest $(PYTEST_WORKERS) -m 'not other_sparks_jars'; status=$$?; \
+	  $(PYTHON) -m pytest $(PYTEST_WORKERS) -m 'not other_sparks_jars' --junitxml=build/test-results/spark-4.3.xml; status=$$?; \
 	  wait $$! || { echo "creating the Spark virtualenvs failed: see build/spark-envs.log"; exit 1; }; \
 	  exit $$status
-	@for v in $(OTHER_SPARKS); do $(PYTHON) buildtools/spark_env.py $$v -- -m every_spark -q $(PYTEST_WORKERS) || exit 1; done
+	@for v in $(OTHER_SPARKS); do $(PYTHON) buildtools/spark_env.py $$v -- -m every_spark -q $(PYTEST_WORKERS) --junitxml=build/test-results/spark-$$v.xml || exit 1; done
 	@# The tests that give Spark 4.3 another Spark's jar, now that each has been built above.
-	SWA_OTHER_SPARKS_JARS=built $(PYTHON) -m pytest -q -m other_sparks_jars
+	SWA_OTHER_SPARKS_JARS=built $(PYTHON) -m pytest -q -m other_sparks_jars --junitxml=build/test-results/other-sparks-jars.xml
 else
 	$(PYTHON) buildtools/spark_env.py $(SPARK) -- -q $(PYTEST_WORKERS)
 endif
