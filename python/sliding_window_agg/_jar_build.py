@@ -152,7 +152,9 @@ def scalac(srcs: list[str], classpath: list[str], out: str, jars: str) -> None:
     cp = os.pathsep.join([os.path.join(jars, "*")] + classpath)
     with tempfile.NamedTemporaryFile("w", suffix=".args", delete=False) as args:
         args.write("\n".join(srcs))
-    cmd = [java(), "-Xss8m", "-Xmx2g", "-cp", os.pathsep.join(compiler), "scala.tools.nsc.Main",
+    # C1 only: a compile of this size ends before C2's compiles of the compiler repay themselves
+    # (the main jar: 12 s of CPU and 8 s on two cores, where the default JIT took 30 s and 16 s).
+    cmd = [java(), "-Xss8m", "-Xmx2g", "-XX:TieredStopAtLevel=1", "-cp", os.pathsep.join(compiler), "scala.tools.nsc.Main",
            "-usejavacp", "-classpath", cp, "-d", out, *SCALAC_OPTIONS,
            *release_options(scala), "@" + args.name]
     try:
