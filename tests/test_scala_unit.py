@@ -14,9 +14,11 @@ if ROOT not in sys.path:
 from buildtools import scala_build  # noqa: E402
 
 # On every Spark: the operator harness runs the operators over that Spark's own state stores. The
-# other Sparks run 4 of its random streams per test, which reach every call of their stores; the
-# default one runs them all, or as many as SWA_HARNESS_STREAMS says (`make test-fast`: 8).
-OTHER_SPARKS_HARNESS = {"swa.harness.streams": "4"}
+# other Sparks run 4 of its random streams per test, which reach every call of their stores, and a
+# quarter of the other randomized suites' cases (PropertyCases.scala), which reach that Spark's
+# expressions and codegen; the default one runs them all, or as many streams as
+# SWA_HARNESS_STREAMS says (`make test-fast`: 8).
+OTHER_SPARKS_HARNESS = {"swa.harness.streams": "4", "swa.properties.scale": "0.25"}
 
 
 def harness_properties() -> dict | None:

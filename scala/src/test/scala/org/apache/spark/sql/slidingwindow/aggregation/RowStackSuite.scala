@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.slidingwindow.PropertyCases
 
 /** The compact stack against a plain list, with chunk and memory sizes that force every path. */
 class RowStackSuite {
@@ -31,7 +32,7 @@ class RowStackSuite {
 
   @Test def randomPushesAndPops(): Unit = {
     val rnd = new Random(17)
-    for (seq <- 0 until 200) {
+    for (seq <- 0 until PropertyCases(200)) {
       val chunk = 64 + rnd.nextInt(300)
       val memory = Seq(0L, 200L, 5000L, 1L << 20)(rnd.nextInt(4))
       val s = new RowStack(2, chunk, memory)

@@ -6,6 +6,7 @@ import org.junit.Assert._
 import org.junit.Test
 
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
+import org.apache.spark.sql.slidingwindow.PropertyCases
 
 /**
  * Two-Stacks against a plain FIFO model: after every push, eviction and clear, the queue's
@@ -71,7 +72,7 @@ class TwoStacksSuite {
 
   @Test def randomOperationSequences(): Unit = {
     val rnd = new Random(2)
-    for (seq <- 0 until 120) forEachQueue { c =>
+    for (seq <- 0 until PropertyCases(120)) forEachQueue { c =>
       var time = rnd.nextInt(1000) - 500L
       // Half the sequences read the aggregate after some operations only: pushes pile up unmerged.
       val checkEvery = if (seq % 2 == 0) 1 else 2 + rnd.nextInt(8)

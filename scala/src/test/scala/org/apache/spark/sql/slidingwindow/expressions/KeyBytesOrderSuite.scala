@@ -10,6 +10,7 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, BoundRefer
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.slidingwindow.PropertyCases
 
 /**
  * The sort order of [[KeyBytesOrder]] against its definition: the bytes of the key row a state
@@ -49,7 +50,7 @@ class KeyBytesOrderSuite {
 
   @Test def ordersRowsAsTheirKeyBytes(): Unit = {
     val rnd = new Random(11)
-    for (schema <- 0 until 300) {
+    for (schema <- 0 until PropertyCases(300)) {
       val width = 1 + rnd.nextInt(4)
       val fields = Seq.fill(width)(types(rnd.nextInt(types.length))).zipWithIndex.map { case (t, i) =>
         AttributeReference(s"k$i", t, nullable = rnd.nextInt(3) == 0)()

@@ -9,6 +9,7 @@ import org.junit.Test
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
 import org.apache.spark.sql.slidingwindow.TestThrowables
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, AggregateParts, TwoStacks, WindowBufferConf, WindowContents}
+import org.apache.spark.sql.slidingwindow.PropertyCases
 
 /**
  * The sweep against the definition of docs/contract.md, "Sliding windows", computed by brute force:
@@ -122,7 +123,7 @@ class SlidingWindowSweepSuite {
 
   @Test def randomGroupsMatchBruteForce(): Unit = {
     val rnd = new Random(450)
-    for (i <- 0 until 600) {
+    for (i <- 0 until PropertyCases(600)) {
       val rows = randomRows(rnd)
       val size = 1L + rnd.nextInt(50)
       assertWindows(reference(rows, size), run(rows, size), s"case $i, size $size, rows $rows")
@@ -132,7 +133,7 @@ class SlidingWindowSweepSuite {
   @Test def tinyChunksAndSpillingGiveTheSameWindows(): Unit = {
     // Chunks of one or two partials, and little or no memory (chunks spilled to disk).
     val rnd = new Random(5)
-    for (i <- 0 until 300) {
+    for (i <- 0 until PropertyCases(300)) {
       val rows = randomRows(rnd)
       val size = 1L + rnd.nextInt(80)
       val buffers = standardBuffers()
@@ -149,7 +150,7 @@ class SlidingWindowSweepSuite {
     val buffers = standardBuffers()
     val sweep = new SlidingWindowSweep(size, TwoStacks.inMemory(buffers, WindowBufferConf.default))
     // Many groups through one sweep; times of the next group may be lower than the previous one's.
-    for (i <- 0 until 200) {
+    for (i <- 0 until PropertyCases(200)) {
       val rows = randomRows(rnd)
       assertWindows(reference(rows, size), sweepGroup(sweep, buffers, rows), s"group $i, rows $rows")
     }
@@ -169,7 +170,7 @@ class SlidingWindowSweepSuite {
   @Test def closeThroughBetweenTimesChangesNothing(): Unit = {
     // What a stream does: close windows through a watermark below the next time to come.
     val rnd = new Random(11)
-    for (i <- 0 until 300) {
+    for (i <- 0 until PropertyCases(300)) {
       val rows = randomRows(rnd)
       val size = 1L + rnd.nextInt(50)
       val buffers = standardBuffers()
