@@ -99,6 +99,9 @@ def main() -> None:
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "4")
              .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+             # The executor JVMs start as the tests' other JVMs do (C1 only, the class data sharing
+             # archive where their class path allows it: tests/conftest.py).
+             .config("spark.executor.extraJavaOptions", os.environ.get("SPARK_SUBMIT_OPTS", ""))
              .getOrCreate())
     sc = spark.sparkContext
     sc.setLogLevel("WARN")  # stderr goes to a file the test shows when it fails
