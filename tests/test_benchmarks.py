@@ -61,13 +61,14 @@ def test_trailing_streaming_benchmark_runs(tmp_path):
 
 
 def test_streaming_benchmark_measures_each_shape_in_a_process_of_its_own(tmp_path):
-    """Two shapes, each in a JVM of its own, each query run twice interleaved, then profiled."""
+    """Two shapes, each in a JVM of its own, each query measured, then profiled (the order of
+    several rounds: test_streaming_benchmark_interleaves_its_rounds)."""
     report = tmp_path / "streaming.md"
     out = run_benchmark("benchmarks.streaming", "--shapes", "40:2:10,30:1:10", "--advance", "10",
-                        "--delay", "5", "--measured", "2", "--partitions", "2", "--rounds", "2", "--profile",
+                        "--delay", "5", "--measured", "2", "--partitions", "2", "--rounds", "1", "--profile",
                         "--report", str(report), timeout=600)
     text = report.read_text()
-    assert "run 2 times interleaved" in text
+    assert "run 1 times interleaved" in text
     for shape in ("40 groups x 2 rows, 10 s window", "30 groups x 1 row, 10 s window"):
         assert f"| {shape} | sliding_window, append |" in text and f"- {shape}: update mode sustains" in text
     assert "CPU samples (JFR)" in text and "Spark" in text  # the profile: shares by part
@@ -75,13 +76,47 @@ def test_streaming_benchmark_measures_each_shape_in_a_process_of_its_own(tmp_pat
     assert [(r["shape_key"], r["name"], r["mode"]) for r in results] == [
         ([g, r, 10.0], name, mode) for g, r in ((40, 2), (30, 1))
         for name, mode in (("sliding_window", "append"), ("sliding_window", "update"), ("window()", "append"))]
-    # Each measured micro-batch's time, in order: 2 (--measured) of each query, in each round.
+    # Each measured micro-batch's time, in order: 2 (--measured) of each query.
     for r in results:
         assert len(r["batch_ms"]) == r["batches"] == 2 and all(ms > 0 for ms in r["batch_ms"]), r
-        assert len(r["rounds"]) == 2 and r["profile"], r
+        assert len(r["rounds"]) == 1 and r["profile"], r
     # A shape's queries share a JVM, and no other shape's ran in it.
     assert len({r["jvm_pid"] for r in results[:3]}) == len({r["jvm_pid"] for r in results[3:]}) == 1
     assert results[0]["jvm_pid"] != results[3]["jvm_pid"]
+
+
+def test_streaming_benchmark_interleaves_its_rounds(monkeypatch):
+    """`--rounds 3`: the three queries of a shape run three times, each round starting with the
+    next query, and each query's figures are those of its median round (no Spark: the queries
+    are stand-ins that record their turn)."""
+    sys.path.insert(0, ROOT)
+    from benchmarks import streaming
+
+    order, speeds = [], {"append": [30, 10, 20], "update": [5, 6, 7], "window": [9, 8, 1]}
+
+    def queries(spark, args, shape):
+        def run(name):
+            def measured(profile):
+                order.append(name)
+                return {"name": name, "rows_per_s": speeds[name][len([o for o in order if o == name]) - 1]}
+            return measured
+        return {name: run(name) for name in ("append", "update", "window")}
+
+    class Jvm:
+        class java:
+            class lang:
+                class ProcessHandle:
+                    @staticmethod
+                    def current():
+                        return type("Handle", (), {"pid": staticmethod(lambda: 42)})()
+
+    monkeypatch.setattr(streaming, "shape_queries", queries)
+    monkeypatch.setattr(streaming, "release", lambda spark: None)
+    args = streaming.parse(["--rounds", "3", "--shapes", "10:1:10"])
+    results = streaming.run_shape(type("Spark", (), {"_jvm": Jvm})(), args, args.shapes[0])
+    assert order == ["append", "update", "window", "update", "window", "append", "window", "append", "update"]
+    assert [(r["name"], r["rows_per_s"], r["rounds"]) for r in results] == [
+        ("append", 20, [30, 10, 20]), ("update", 6, [5, 6, 7]), ("window", 8, [9, 8, 1])]
 
 
 def test_memory_benchmark_runs():
