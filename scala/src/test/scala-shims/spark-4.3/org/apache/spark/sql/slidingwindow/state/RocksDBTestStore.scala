@@ -29,15 +29,20 @@ private[state] final class RocksDBTestStore(layout: WindowStateLayout, limits: R
 
   /**
    * One micro-batch from `version` under the eviction `watermark`: `f` on its state (which checks
-   * what it counts of its time index at the commit), then a commit unless `fail` (or `f` throws).
+   * what it counts of its time index at the commit), then a commit unless `fail`. When `f` or the
+   * commit throws, the store is aborted, as a task's failure aborts it: it gives its RocksDB
+   * instance back, which the next micro-batch would otherwise wait for.
    */
   def batch[T](version: Long, fail: Boolean = false, watermark: Option[Long] = None)(
       f: WindowState => T): (T, StateMetrics) = {
     val store: StateStore = provider.getStore(version)
     val state = WindowState(store, layout, StateArrangement(timeIndex = true, orderedRows = true), watermark, limits,
       cacheBytes, verify = true)
-    val result = try f(state) catch { case e: Throwable => store.abort(); throw e }
-    if (fail) store.abort() else state.commit()
+    val result = try {
+      val r = f(state)
+      if (fail) store.abort() else state.commit()
+      r
+    } catch { case e: Throwable => if (!store.hasCommitted) store.abort(); throw e }
     (result, state.metrics)
   }
 
