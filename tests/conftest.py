@@ -24,8 +24,8 @@ import sliding_window_agg as swa  # noqa: E402
 # loading them, which takes 40% off the CPU of a session's start (buildtools/class_data_sharing.py;
 # docs/development.md, "Test tiers").
 if "-XX:SharedArchiveFile" not in os.environ.get("SPARK_SUBMIT_OPTS", ""):
-    TEST_JVM_OPTIONS = class_data_sharing.jvm_options(scala_build.TEST_JVM_OPTIONS, scala_build.spark_jars_dir())
-    os.environ["SPARK_SUBMIT_OPTS"] = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} {TEST_JVM_OPTIONS}".strip()
+    options = class_data_sharing.jvm_options(scala_build.TEST_JVM_OPTIONS, scala_build.spark_jars_dir())
+    os.environ["SPARK_SUBMIT_OPTS"] = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} {options}".strip()
 
 
 def pytest_collection_modifyitems(config, items):
