@@ -13,14 +13,16 @@ import org.apache.spark.sql.slidingwindow.AggregateFixtures._
  * first (so collect_list, first and last check merge order). `balanced` makes the queue build its
  * aggregates with balanced merges ([[MergeCounter]]) whatever the buffers' types; by default the
  * buffers decide. `flipOnRead` is the queue's (a queue in memory leaves the elements pushed into
- * it while empty to a flip, which the next `check` makes).
+ * it while empty to a flip, which the next `check` makes). `buffers` may be shared by queues used
+ * one after the other, as an operator's are by its groups (building them generates code).
  */
 class CheckedQueue(
     val set: AggregateSet,
     conf: WindowBufferConf = WindowBufferConf.default,
     balanced: Option[Boolean] = None,
-    val flipOnRead: Boolean = false) {
-  val buffers: AggregateBuffers = set.buffers()
+    val flipOnRead: Boolean = false,
+    sharedBuffers: Option[AggregateBuffers] = None) {
+  val buffers: AggregateBuffers = sharedBuffers.getOrElse(set.buffers())
   val front: RowStack = conf.newStack(buffers.numBufferFields)
   val back: RowStack = conf.newStack(buffers.numBufferFields)
   val queue = new TwoStacks(buffers, front, back, balanced.getOrElse(buffers.balancedMerges), flipOnRead)

@@ -25,9 +25,13 @@ class TwoStacksSuite {
   private val variants: Seq[(AggregateSet, Option[Boolean])] =
     aggregateSets.map((_, None)) :+ ((declarativeSet, Some(true)))
 
+  // One set of buffers per aggregate set, shared by the queues one after the other as an
+  // operator's groups share them: thousands of queues, the code generated once.
+  private val buffersOf = aggregateSets.map(s => s -> s.buffers()).toMap
+
   private def forEachQueue(f: CheckedQueue => Unit): Unit =
     for ((set, balanced) <- variants; conf <- confs; flipOnRead <- Seq(false, true)) {
-      val c = new CheckedQueue(set, conf, balanced, flipOnRead)
+      val c = new CheckedQueue(set, conf, balanced, flipOnRead, Some(buffersOf(set)))
       try f(c) finally c.close()
     }
 

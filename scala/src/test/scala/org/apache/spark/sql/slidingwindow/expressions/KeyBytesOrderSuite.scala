@@ -63,8 +63,9 @@ class KeyBytesOrderSuite {
       }
       val order = KeyBytesOrder.of(fields).get.map(o => o.copy(child = bind(o.child, fields)))
       val orderings = Seq("generated" -> GenerateOrdering.generate(order, Nil), "interpreted" -> new InterpretedOrdering(order))
-      for (a <- rows; b <- rows) {
-        val expected = Integer.signum(unsignedCompare(keyRow(a).copy().getBytes, keyRow(b).copy().getBytes))
+      val keyBytes = rows.map(r => keyRow(r).copy().getBytes)
+      for ((a, aBytes) <- rows.zip(keyBytes); (b, bBytes) <- rows.zip(keyBytes)) {
+        val expected = Integer.signum(unsignedCompare(aBytes, bBytes))
         for ((how, ordering) <- orderings) {
           assertEquals(s"schema $schema ${fields.map(_.dataType)} ($how): $a vs $b", expected, Integer.signum(ordering.compare(a, b)))
         }
