@@ -68,9 +68,6 @@ def jars_dir(python: str) -> str:
 BUILD_MAIN = "from buildtools import scala_build; scala_build.build_main_jar()"
 BUILD_BOTH = ("from buildtools import scala_build; "
               "scala_build.build_test_jar(scala_build.build_main_jar(), scala_build.test_jar())")
-# And the class data sharing archive of that Spark, which the tests' JVMs map (tests/conftest.py).
-PREPARE = BUILD_BOTH + ("; from buildtools import class_data_sharing; "
-                        "class_data_sharing.archive(scala_build.TEST_JVM_OPTIONS, scala_build.spark_jars_dir())")
 
 
 def environment(minor: str, build: str = BUILD_MAIN) -> tuple[str, dict]:
@@ -91,11 +88,10 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["--prepare"]:
         # make test, while Spark 4.3's tests run: each version's virtualenv, main jar and test jar
-        # (compiled once per run: its tests find them fresh) and class data sharing archive, at a
-        # low priority.
+        # (compiled once per run: its tests find them fresh), at a low priority.
         os.nice(10)
         for minor in argv[1:]:
-            environment(minor, PREPARE)
+            environment(minor, BUILD_BOTH)
         return 0
     minor, pytest_args = argv[0], argv[2:] if argv[1:2] == ["--"] else argv[1:]
     if minor not in PYSPARK:

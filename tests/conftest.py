@@ -17,15 +17,27 @@ from buildtools import class_data_sharing, scala_build  # noqa: E402
 
 import sliding_window_agg as swa  # noqa: E402
 
-# Every JVM of the tests that spark-submit starts (each worker's session, the children's, spark-sql,
-# Connect servers, pipelines) compiles with C1 only: a test's short queries never repay C2's
-# compiles, which on two cores compete with the tests (the shared sessions' tests run 1.5 times
-# faster without them). And each maps Spark's classes from a class data sharing archive instead of
-# loading them, which takes 40% off the CPU of a session's start (buildtools/class_data_sharing.py;
-# docs/development.md, "Test tiers").
-if "-XX:SharedArchiveFile" not in os.environ.get("SPARK_SUBMIT_OPTS", ""):
-    options = class_data_sharing.jvm_options(scala_build.TEST_JVM_OPTIONS, scala_build.spark_jars_dir())
-    os.environ["SPARK_SUBMIT_OPTS"] = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} {options}".strip()
+def every_spark_run(config) -> bool:
+    """`-m every_spark`: the run `make test` makes on each of the other Sparks."""
+    return "every_spark" in (config.getoption("markexpr") or "")
+
+
+def pytest_configure(config):
+    """Every JVM of the tests that spark-submit starts (each worker's session, the children's,
+    spark-sql, Connect servers, pipelines) compiles with C1 only: a test's short queries never
+    repay C2's compiles, which on two cores compete with the tests (the shared sessions' tests run
+    1.5 times faster without them). And each maps Spark's classes from a class data sharing archive
+    instead of loading them, which takes 40% off the CPU of a session's start
+    (buildtools/class_data_sharing.py; docs/development.md, "Test tiers"), in every run but the
+    `every_spark` ones: their ten or so JVMs save less CPU than making the archive takes (17 and
+    34 s on Spark 4.0). pytest-xdist's workers inherit the options."""
+    current = os.environ.get("SPARK_SUBMIT_OPTS", "")
+    if scala_build.TEST_JVM_OPTIONS in current.split():
+        return
+    jars = scala_build.spark_jars_dir()
+    options = (scala_build.TEST_JVM_OPTIONS if every_spark_run(config)
+               else class_data_sharing.jvm_options(scala_build.TEST_JVM_OPTIONS, jars))
+    os.environ["SPARK_SUBMIT_OPTS"] = f"{current} {options}".strip()
 
 
 def pytest_collection_modifyitems(config, items):
@@ -38,7 +50,7 @@ def pytest_collection_modifyitems(config, items):
     where the test has the `provider` fixture: every behaviour once per Spark, in minutes. A test
     of an every_spark module marked slow on its own (it starts a JVM of its own) runs on the
     default Spark only, unless it is marked every_spark itself."""
-    if "every_spark" in (config.getoption("markexpr") or ""):
+    if every_spark_run(config):
         first, kept = {}, []
         for item in items:
             spec = getattr(item, "callspec", None)
