@@ -1,5 +1,6 @@
 package org.apache.spark.sql.slidingwindow.expressions
 
+import scala.collection.concurrent.TrieMap
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 
@@ -57,9 +58,18 @@ object IdentitySurvey {
     }.asJava
   }
 
+  /**
+   * Each call parsed once per run, by its text and ANSI mode: the settings the test changes
+   * (time zone, legacy flags) are read by the analyzer, not the parser, and parsing was half of
+   * a survey's time. An unresolved tree is never changed by an analysis, which builds new ones.
+   */
+  private val parsed = TrieMap.empty[(String, Boolean), Option[Expression]]
+
   private def resolve(session: SparkSession, call: String, relation: LocalRelation): Option[Expression] = Try {
-    val parsed = session.sessionState.sqlParser.parseExpression(call)
-    session.sessionState.executePlan(Project(Seq(Alias(parsed, "c")()), relation)).analyzed
+    val conf = session.sessionState.conf
+    val expression = parsed.getOrElseUpdate((call, conf.ansiEnabled),
+      Try(session.sessionState.sqlParser.parseExpression(call)).toOption).get
+    session.sessionState.executePlan(Project(Seq(Alias(expression, "c")()), relation)).analyzed
   }.toOption.collect {
     // Not a call that rewrites the plan under it (window, session_window).
     case Project(Seq(Alias(e, _)), `relation`) if e.resolved && e.deterministic && e.references.nonEmpty => e
