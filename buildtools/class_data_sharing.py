@@ -21,14 +21,13 @@ of the output the tests read.
 """
 from __future__ import annotations
 
-import fcntl
 import glob
 import hashlib
 import os
 import subprocess
 import sys
 
-from buildtools.scala_build import jar_build
+from buildtools.scala_build import exclusive, jar_build
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARCHIVES = os.path.join(ROOT, "build", "class-archives")
@@ -85,9 +84,7 @@ def archive(jvm_options: str, jars: str, python: str = sys.executable) -> str | 
     path = os.path.join(ARCHIVES, f"spark-{minor}-{_digest(jars, jvm_options)}.jsa")
     if os.path.exists(path):
         return path
-    os.makedirs(ARCHIVES, exist_ok=True)
-    with open(os.path.join(ARCHIVES, f"spark-{minor}.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # pytest's workers, or two runs, make it once
+    with exclusive(os.path.join(ARCHIVES, f"spark-{minor}")):  # one at a time for each Spark
         if os.path.exists(path):
             return path
         for old in glob.glob(os.path.join(ARCHIVES, f"spark-{minor}-*")):

@@ -153,7 +153,7 @@ def build_main_jar(out_jar: str | None = None, force: bool = False, jars: str | 
     jars = jars or spark_jars_dir()
     out_jar = out_jar or default_jar(jars)
     inputs = jar_build.main_inputs(MAIN, jars) + BUILD_CODE + [VERSION_FILE]
-    with _building(out_jar):
+    with exclusive(out_jar):
         digest = _inputs_digest(inputs) + "-" + spark_version(jars)
         if not force and _built_from(out_jar, digest):
             return out_jar
@@ -162,12 +162,12 @@ def build_main_jar(out_jar: str | None = None, force: bool = False, jars: str | 
 
 
 @contextlib.contextmanager
-def _building(out_jar: str):
-    """Holds the build of ``out_jar`` to this process: test workers that start together (pytest
-    -n) check and build a jar one after the other, so the first builds it and the others find it
-    fresh."""
-    os.makedirs(os.path.dirname(out_jar) or ".", exist_ok=True)
-    with open(out_jar + ".lock", "w") as lock:
+def exclusive(path: str):
+    """Holds what is made at ``path`` to this process (a lock on ``path.lock``): test workers that
+    start together (pytest -n), or two runs, check and make it one after the other, so the first
+    makes it and the others find it made (a jar, a class data sharing archive)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
@@ -196,7 +196,7 @@ def build_test_jar(main_jar: str, out_jar: str, jars: str | None = None) -> str:
     srcs = jar_build.sources(TEST_SOURCES) + [
         s for f in jar_build.shim_folders(jar_build.spark_minor(jars), TEST_SHIM_SOURCES)
         for s in jar_build.sources(f)]
-    with _building(out_jar):
+    with exclusive(out_jar):
         digest = _inputs_digest(srcs + [main_jar] + BUILD_CODE) + "-" + spark_version(jars)
         if _built_from(out_jar, digest):
             return out_jar
