@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.util.truncatedString
 import org.apache.spark.sql.execution.{ExplainUtils, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.SQLMetric
@@ -92,7 +92,7 @@ trait BaseTrailingWindowExec extends UnaryExecNode {
         val buffers = aggregates.map(new AggregateBuffers(_, input)).toArray
         new TrailingWindowIterator(
           ProjectionPool.unsafe(partitionSpec, input),
-          BindReferences.bindReference(orderSpec.head.child, input),
+          ProjectionPool.unsafe(Seq(orderSpec.head.child), input),
           new TrailingWindows(sizes, lags, buffers, queues(buffers)),
           SpillableRows(SQLConf.get), // the task's copy of the session's settings
           ProjectionPool.unsafe(outputExpressions, input ++ results),

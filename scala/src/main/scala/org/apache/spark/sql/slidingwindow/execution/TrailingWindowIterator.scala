@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, JoinedRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{JoinedRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.ExternalAppendOnlyUnsafeRowArray
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.slidingwindow.windows.TrailingWindows
@@ -14,12 +14,13 @@ import org.apache.spark.sql.slidingwindow.windows.TrailingWindows
  *
  * @param partitionKeys the partition keys (rows are of one group while their keys are equal byte
  *                      for byte, as Spark's WindowExec compares them)
- * @param time          the time, bound to the input rows
+ * @param timeOf        the time (microseconds, or null) of an input row, as a one-column row: generated
+ *                      code (an interpreted `eval` boxed every row's time)
  * @param output        the output row from an input row joined with every size's results
  */
 final class TrailingWindowIterator(
     partitionKeys: UnsafeProjection,
-    time: Expression,
+    timeOf: UnsafeProjection,
     windows: TrailingWindows,
     peers: ExternalAppendOnlyUnsafeRowArray,
     output: UnsafeProjection,
@@ -56,12 +57,9 @@ final class TrailingWindowIterator(
   private def read(row: InternalRow): Unit = {
     pending = row.asInstanceOf[UnsafeRow]
     pendingKey = partitionKeys(row)
-    time.eval(row) match {
-      case null => pendingHasTime = false
-      case t =>
-        pendingHasTime = true
-        pendingTime = t.asInstanceOf[Long]
-    }
+    val time = timeOf(row)
+    pendingHasTime = !time.isNullAt(0)
+    if (pendingHasTime) pendingTime = time.getLong(0)
   }
 
   /**
