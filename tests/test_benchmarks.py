@@ -4,6 +4,7 @@ query give the same rows, and exits non-zero when they do not."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -47,17 +48,20 @@ def test_trailing_streaming_benchmark_runs(tmp_path):
     report = tmp_path / "trailing_streaming.md"
     out = run_benchmark("benchmarks.trailing_streaming", "--groups", "20", "--rows-per-batch", "200",
                         "--sizes", "2,4", "--advance", "2", "--delay", "1", "--measured", "3",
-                        "--partitions", "2", "--report", str(report))
+                        "--partitions", "2", "--profile", "--methods", "5", "--report", str(report))
     assert "trailing:" in out and "window:" in out
+    assert "-- methods by self CPU samples" in out  # --methods: each profiled query's
     text = report.read_text()
     assert "trailing windows 2 s, 4 s (one operator)" in text and "Spark's window() of 4 s" in text
-    assert "Trailing windows / window():" in text
+    assert "| trailing windows 2 s |" in text  # the first frame alone
+    assert re.search(r"Trailing windows / window\(\): [\d.]+x the rows per second \([\d.]+x with one frame\)", text)
     # Each query's state operator time per micro-batch, from its `stateOperators` progress.
     header = next(line for line in text.splitlines() if line.startswith("| query"))
-    assert "| state updates ms | state commit ms |" in header
-    for query in ("trailing windows 2 s, 4 s (one operator)", "Spark's window() of 4 s"):
+    assert "| state updates ms | state commit ms |" in header and header.endswith("| CPU samples (JFR) |")
+    for query in ("trailing windows 2 s, 4 s (one operator)", "trailing windows 2 s |", "Spark's window() of 4 s"):
         cells = next(line for line in text.splitlines() if line.startswith(f"| {query}")).split("|")[1:-1]
-        assert len(cells) == 7 and int(cells[4].replace(",", "")) > 0, cells  # every commit takes time
+        assert len(cells) == 8 and int(cells[4].replace(",", "")) > 0, cells  # every commit takes time
+        assert "%" in cells[7], cells  # --profile: the shares of its CPU samples by part
 
 
 def test_streaming_benchmark_measures_each_shape_in_a_process_of_its_own(tmp_path):
