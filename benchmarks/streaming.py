@@ -348,7 +348,7 @@ def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
     names = list(queries)
     runs: Dict[str, List[Dict]] = {name: [] for name in names}
     for r in range(args.rounds):
-        for name in names[r % len(names):] + names[:r % len(names)]:
+        for name in round_order(names, r):
             runs[name].append(queries[name](False))
             release(spark)
     results = [median_run(runs[name]) for name in names]
@@ -357,6 +357,11 @@ def run_shape(spark: SparkSession, args, shape: Shape) -> List[Dict]:
         r["shape_key"] = [shape.groups, shape.rows_per_group, shape.window]
         r["jvm_pid"] = spark._jvm.java.lang.ProcessHandle.current().pid()  # the JVM it ran in
     return results
+
+
+def round_order(names: List[str], r: int) -> List[str]:
+    """The queries in round `r`'s order: starting with query r mod their number, then in turn."""
+    return names[r % len(names):] + names[:r % len(names)]
 
 
 def profile_shape(spark: SparkSession, args, shape: Shape, results: List[Dict]) -> None:

@@ -28,7 +28,7 @@ from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
 from benchmarks.common import machine_markdown, markdown_table, publish, session
-from benchmarks.streaming import ROCKSDB, measure, release
+from benchmarks.streaming import ROCKSDB, measure, release, round_order
 
 
 def trailing(sizes: List[int]):
@@ -79,13 +79,12 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB})
     largest = max(args.sizes)
     # Every frame in one operator, the first frame alone (with several), and window().
-    queries = {"trailing": trailing(args.sizes), "one frame": trailing(args.sizes[:1]), "window": tumbling(largest)}
-    if len(args.sizes) == 1:
-        del queries["one frame"]
+    queries = {"trailing": trailing(args.sizes),
+               **({"one frame": trailing(args.sizes[:1])} if len(args.sizes) > 1 else {}),
+               "window": tumbling(largest)}
     runs: Dict[str, List[Dict]] = {name: [] for name in queries}
     for r in range(args.rounds):
-        names = list(queries)
-        for name in names[r % len(names):] + names[:r % len(names)]:  # each round starts with the next
+        for name in round_order(list(queries), r):
             result = measure(spark, args, name, largest, queries[name])
             print(f"{name}: {result['rows_per_s']:,.0f} rows/s, {result['ms_median']:.0f} ms per micro-batch", flush=True)
             runs[name].append(result)

@@ -34,9 +34,8 @@ def pytest_configure(config):
     current = os.environ.get("SPARK_SUBMIT_OPTS", "")
     if scala_build.TEST_JVM_OPTIONS in current.split():
         return
-    jars = scala_build.spark_jars_dir()
     options = (scala_build.TEST_JVM_OPTIONS if every_spark_run(config)
-               else class_data_sharing.jvm_options(scala_build.TEST_JVM_OPTIONS, jars))
+               else class_data_sharing.jvm_options(scala_build.TEST_JVM_OPTIONS, scala_build.spark_jars_dir()))
     os.environ["SPARK_SUBMIT_OPTS"] = f"{current} {options}".strip()
 
 

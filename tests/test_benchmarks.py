@@ -4,8 +4,8 @@ query give the same rows, and exits non-zero when they do not."""
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 
