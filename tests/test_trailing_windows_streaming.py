@@ -172,7 +172,7 @@ def test_groups_no_row_reaches_expire(spark, tmp_path, provider):
 def test_a_micro_batch_reads_the_rows_waiting_not_the_rows_kept(spark, tmp_path):
     """The state keeps each group's frames, so a micro-batch reads the rows waiting for the
     watermark and a few rows per group, not every row its largest frame holds; it keeps the rows
-    waiting in a part per group, second and micro-batch, so it writes and reads a few state rows,
+    waiting in a part or two per group and micro-batch, so it writes and reads a few state rows,
     not one per row. One key, a row every 10 ms (100 a micro-batch), a 20-second frame (2,000
     rows), the watermark 1 second behind. Every row is emitted with the frames' values from their
     definition; the stacks spill to Chunk rows (Spark's state reader, 4.0 and later)."""
@@ -218,7 +218,7 @@ def test_a_micro_batch_reads_the_rows_waiting_not_the_rows_kept(spark, tmp_path)
 @pytest.mark.parametrize("jump", [200, 7200], ids=["bucket-by-bucket", "whole-store-scan"])
 def test_a_backlog_due_at_once_is_emitted_in_steps(spark, tmp_path, provider, jump):
     """A backlog of rows kept waiting over several micro-batches (three keys, 60 seconds, equal
-    times, several parts per group and second), then a watermark that jumps `jump` seconds, over
+    times, several parts per group and micro-batch), then a watermark that jumps `jump` seconds, over
     fewer buckets than a whole-store scan is worth or more: read one bucket (second) per step, each
     group resuming its frames at every step, every row due is emitted once with the aggregates over
     its group's rows in [t - size, t], as a reference computes them; the rows of the watermark's own

@@ -11,7 +11,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement, StateStoreSchema}
-import org.apache.spark.sql.slidingwindow.state.trailing.{PendingParts, TrailingState, TrailingStateLayout}
+import org.apache.spark.sql.slidingwindow.state.trailing.{PendingLimits, TrailingState, TrailingStateLayout}
 import org.apache.spark.sql.slidingwindow.stored.StoredFrames
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.util.CompletionIterator
@@ -108,7 +108,7 @@ case class StreamingTrailingWindowExec(
       (getStateInfo.storeVersion, this.largestSize, stateFormatVersion, this.arrangement)
     val lags = bySpan.map(_._1._2).toArray
     val chunkElements = StoredFrames.chunkElements(conf)
-    val partBytes = PendingParts.partBytes(conf)
+    val limits = PendingLimits(conf)
     val stepBytes = TrailingDueSteps.stepBytes(conf)
     // Where rows are emitted while the input is quiet: Spark's own eviction watermark (rows past it
     // are counted), and the earliest time a row waits for, for the decision to run another micro-batch.
@@ -125,7 +125,7 @@ case class StreamingTrailingWindowExec(
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
-      val state = TrailingState(version, store, layout, arrangement, late, eviction, partBytes, verifyCount)
+      val state = TrailingState(version, store, layout, arrangement, late, eviction, limits, verifyCount)
       val processor = new TrailingFramesProcessor(state, time, batchId, late, eviction, largestSize, lags,
         chunkElements, stepBytes, windows, sparkEviction)
       val out = processor.process(rows)

@@ -9,12 +9,12 @@ import org.apache.spark.sql.slidingwindow.state.trailing.PendingParts
 
 /**
  * The Pending rows a micro-batch makes due, read and handed on in steps: a step reads the due
- * buckets that come next ([[PendingParts.dueBuckets]]) until their parts and rows take `stepBytes`
- * (or the buckets end), sorts their rows by (group, time, seq) and hands them on as they are pulled; the
- * next step first lets [[PendingParts.finish]] remove the parts the last one read. Buckets are
- * disjoint spans of time, so each group's rows come in time order across steps (a group of
- * several steps resumes its frames from the state at each), and a backlog of any size takes the
- * heap of one step: the rows of at least one bucket.
+ * buckets that come next until their parts and rows take `stepBytes` (or the buckets end,
+ * [[PendingParts.readStep]]), sorts their rows by (group, time, seq) and hands them on as they are
+ * pulled; the next step first lets [[PendingParts.finish]] remove the parts the last one read. A
+ * step hands on only rows before those of the steps after it, so each group's rows come in time
+ * order across steps (a group of several steps resumes its frames from the state at each), and a
+ * backlog of any size takes the heap of one step: the parts of at least one bucket.
  *
  * @param groupOf the group of a Pending key
  * @param noteDue  told the time of each row due as it is read
@@ -22,7 +22,6 @@ import org.apache.spark.sql.slidingwindow.state.trailing.PendingParts
 private[execution] final class TrailingDueSteps(pending: PendingParts, groupOf: UnsafeProjection,
     stepBytes: Long, noteDue: Long => Unit) extends Iterator[InternalRow] {
 
-  private lazy val buckets = pending.dueBuckets() // read when the first row is pulled
   private val groups = new JHashMap[UnsafeRow, Integer]
   private var groupIds = new Array[Int](64)
   private var times = new Array[Long](64)
@@ -56,7 +55,7 @@ private[execution] final class TrailingDueSteps(pending: PendingParts, groupOf: 
   }
 
   override def hasNext: Boolean = {
-    while (at == n && buckets.hasNext) step()
+    while (at == n && pending.moreDue) step()
     at < n
   }
 
@@ -67,7 +66,7 @@ private[execution] final class TrailingDueSteps(pending: PendingParts, groupOf: 
     row
   }
 
-  /** Reads the next buckets, up to `stepBytes` of parts, and sorts their rows. */
+  /** Reads the next buckets, up to `stepBytes` of parts and rows, and sorts their rows due. */
   private def step(): Unit = {
     // The last step's rows are handed on: its parts go, and so do the references to its rows.
     pending.finish()
@@ -75,10 +74,7 @@ private[execution] final class TrailingDueSteps(pending: PendingParts, groupOf: 
     groups.clear()
     n = 0
     at = 0
-    var bytes = 0L
-    while (bytes + n * TrailingDueSteps.RowOverhead < stepBytes && buckets.hasNext) {
-      bytes += pending.readBucket(buckets.next(), take)
-    }
+    pending.readStep(stepBytes, TrailingDueSteps.RowOverhead, take)
     order = TrailingFramesProcessor.order(groupIds, times, seqs, n)
   }
 }

@@ -8,11 +8,12 @@ import org.apache.spark.sql.slidingwindow.stored.StoredFrames
 /**
  * One micro-batch of one partition of streaming trailing windows, over their state
  * ([[TrailingStateLayout]]):
- *  1. the input rows are kept in Pending rows ([[PendingParts]]: a part per group and second), but
- *     for those at or before the watermark for late rows (dropped, counted) and those without a
- *     time;
+ *  1. the input rows are kept in Pending rows ([[PendingParts]]: a part per group and span of
+ *     time the watermark is likely to pass at once), but for those at or before the watermark for
+ *     late rows (dropped, counted) and those without a time;
  *  2. the Pending rows at or before the eviction watermark are due: a prefix scan of each bucket
- *     between the two watermarks reads them, a few buckets at a time ([[TrailingDueSteps]]);
+ *     (the second of a part's earliest row) between the two watermarks reads them, a few buckets
+ *     at a time ([[TrailingDueSteps]]);
  *  3. in each step, each group with rows due resumes its frames where they were left (by its last
  *     micro-batch or step, [[StoredFrames]]), its rows due go through them in time order
  *     (the algorithm of batch queries, [[TrailingWindowsRun]]), each emitted with its windows, and

@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.harness
 
 import org.apache.spark.sql.slidingwindow.execution.TrailingDueSteps
 import org.apache.spark.sql.slidingwindow.state.sliding.{RecordCache, RecordLimits}
-import org.apache.spark.sql.slidingwindow.state.trailing.PendingParts
+import org.apache.spark.sql.slidingwindow.state.trailing.PendingLimits
 import org.apache.spark.sql.slidingwindow.stored.StoredFrames
 
 /**
@@ -25,9 +25,13 @@ object SettingChoices {
     RecordLimits.hotRowsKey -> Seq("0", "1", "2"),
     RecordCache.maxBytesKey -> Seq("0", "1k", "64m"))
 
-  /** Trailing windows' Pending parts and due steps: one row or bucket each, a few, the defaults. */
+  /**
+   * Trailing windows' Pending parts and due steps: one row or bucket each, a few, the defaults; a
+   * scan of the whole store for a jump over more than two buckets, or over 4,096.
+   */
   val trailingParts: Map[String, Seq[String]] = store ++ Map(
-    PendingParts.partBytesKey -> Seq("1", "300", (16L << 20).toString),
+    PendingLimits.partBytesKey -> Seq("1", "300", (16L << 20).toString),
+    PendingLimits.bucketScansKey -> Seq("2", PendingLimits.DefaultBucketScans.toString),
     TrailingDueSteps.stepBytesKey -> Seq("1", "1000", (16L << 20).toString))
 
   /** Trailing windows' chunks of stacks, for a stream's whole life. */

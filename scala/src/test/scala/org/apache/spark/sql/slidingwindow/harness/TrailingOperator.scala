@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec, TrailingDueSteps, TrailingFramesProcessor}
 import org.apache.spark.sql.slidingwindow.state.StateArrangement
-import org.apache.spark.sql.slidingwindow.state.trailing.{PendingParts, TrailingState, TrailingStateLayout}
+import org.apache.spark.sql.slidingwindow.state.trailing.{PendingLimits, TrailingState, TrailingStateLayout}
 import org.apache.spark.sql.slidingwindow.stored.StoredFrames
 import org.apache.spark.sql.types.DayTimeIntervalType
 
@@ -49,7 +49,7 @@ final class TrailingOperator(val frames: Seq[(Long, Long)], val arrangement: Sta
       : OperatorBatch[TrailingRow] = {
     val (late, eviction) = (batch.lateMicros, batch.evictionMicros)
     val state = TrailingState(TrailingStateLayout.current, store, layout, arrangement, late, eviction,
-      PendingParts.partBytes(conf), verify = true)
+      PendingLimits(conf), verify = true)
     val processor = new TrailingFramesProcessor(state, time, batchId, late, eviction, largestSize, lags,
       StoredFrames.chunkElements(conf), TrailingDueSteps.stepBytes(conf), windows)
     val out = processor.process(input)

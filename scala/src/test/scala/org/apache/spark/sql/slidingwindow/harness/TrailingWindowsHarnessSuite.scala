@@ -9,8 +9,9 @@ import org.junit.Test
  * frame that ends a lag before the row) driven micro-batch by micro-batch over real HDFS and
  * RocksDB state stores ([[OperatorHarness]]), against [[TrailingWindowsReference]] (Append mode,
  * the only one the operator has): random streams with late rows, idle groups, watermark jumps,
- * equal times and rows at each size and lag ±1 µs, restarted with other part and step sizes and
- * crashed mid-batch.
+ * equal times and rows at each size and lag ±1 µs, a watermark delay of about one micro-batch's
+ * advance or of several (so that parts are due bit by bit), restarted with other part and step
+ * sizes and crashed mid-batch.
  */
 class TrailingWindowsHarnessSuite {
   import TrailingWindowsHarnessSuite._
@@ -33,6 +34,7 @@ object TrailingWindowsHarnessSuite {
     val reference = new TrailingWindowsReference(frames)
     StreamCase(new TrailingOperator(frames, pick(rng, arrangements)),
       StreamShape(frames.flatMap { case (size, lag) => Seq(size, lag) }.filter(_ > 0),
+        delayMicros = pick(rng, Seq(3000000L, 12000000L)),
         settings = SettingChoices.trailingParts, fixed = SettingChoices.trailingChunks),
       reference.append)
   }

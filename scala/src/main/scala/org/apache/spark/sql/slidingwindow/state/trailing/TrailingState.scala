@@ -35,13 +35,13 @@ object TrailingState {
    * The state of one micro-batch of one partition in format `version` (one of
    * [[TrailingStateLayout.supported]]), arranged as `arrangement` (a time index or a scan of the
    * groups for their expiry; never ordered rows), whose watermarks are `lateMicros` (rows at or before it
-   * are late) and `evictionMicros` (rows at or before it are due); the input is kept in parts of
-   * at most `partBytes` of rows. With `verify` (the tests, [[OperatorState.verifyRowCountKey]]),
+   * are late) and `evictionMicros` (rows at or before it are due); the input is kept in parts within
+   * `limits`. With `verify` (the tests, [[OperatorState.verifyRowCountKey]]),
    * each commit checks the state's row count against the provider's.
    */
   def apply(version: Int, store: StateStore, layout: TrailingStateLayout, arrangement: StateArrangement,
-      lateMicros: Long, evictionMicros: Long, partBytes: Long, verify: Boolean): TrailingState = version match {
-    case 1 => new TrailingStateV1(store, layout, arrangement, lateMicros, evictionMicros, partBytes, verify)
+      lateMicros: Long, evictionMicros: Long, limits: PendingLimits, verify: Boolean): TrailingState = version match {
+    case 1 => new TrailingStateV1(store, layout, arrangement, lateMicros, evictionMicros, limits, verify)
   }
 
   /** The arrangement of a new query's state: a time index where this Spark and store have one. */

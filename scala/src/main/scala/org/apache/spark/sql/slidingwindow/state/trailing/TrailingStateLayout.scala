@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.state
 package trailing
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, IntegralDivide, JoinedRow, Literal, NamedExpression, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, JoinedRow, Literal, NamedExpression, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.{BinaryType, IntegerType, LongType, StructField, StructType}
 
@@ -65,7 +65,7 @@ final class TrailingStateLayout(partitionSpec: Seq[Expression], val input: Seq[A
    * the input. [[PendingParts]] reads the row's time and `__seq` from it, then keys its part.
    */
   def keyOfInput(time: Expression): UnsafeProjection =
-    ProjectionPool.unsafe(Seq(Literal(TrailingRowKind.Pending.id), IntegralDivide(time, Literal(BucketMicros))) ++ groupExpressions ++
+    ProjectionPool.unsafe(Seq(Literal(TrailingRowKind.Pending.id), Literal(0L)) ++ groupExpressions ++
       Seq(time, BoundReference(input.length, LongType, nullable = false)),
       input :+ AttributeReference("__seq", LongType, nullable = false)())
 
@@ -102,8 +102,17 @@ object TrailingStateLayout {
   /** The width of a bucket of Pending rows: a second, in microseconds. */
   val BucketMicros: Long = 1000000L
 
-  /** The bucket of a Pending row at `time` (as `IntegralDivide` computes it in its key). */
-  def bucketOf(time: Long): Long = time / BucketMicros
+  /** The ordinal of `__bucket` in a key. */
+  val BucketOrdinal: Int = 1
+
+  /** The bucket of a Pending row at `time`: the second of it, [bucket, bucket + 1) seconds. */
+  def bucketOf(time: Long): Long = Math.floorDiv(time, BucketMicros)
+
+  /** The earliest time of `bucket`. */
+  def firstTimeOf(bucket: Long): Long =
+    if (bucket >= Long.MaxValue / BucketMicros) Long.MaxValue
+    else if (bucket <= Long.MinValue / BucketMicros) Long.MinValue
+    else bucket * BucketMicros
 
   /** Keys and `__bytes` values of one task: each result is valid until the next call. */
   final class Rows(layout: TrailingStateLayout) {

@@ -14,11 +14,11 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
  * due without reading them.
  */
 private[trailing] final class TrailingStateV1(store: StateStore, layout: TrailingStateLayout,
-    arrangement: StateArrangement, lateMicros: Long, evictionMicros: Long, partBytes: Long, verify: Boolean)
+    arrangement: StateArrangement, lateMicros: Long, evictionMicros: Long, limits: PendingLimits, verify: Boolean)
   extends TrailingState(store, layout) {
 
   private val summary = new TrailingSummary(store, layout, counters)
-  override val pending: PendingParts = new PendingParts(store, layout, counters, lateMicros, evictionMicros, partBytes)
+  override val pending: PendingParts = new PendingParts(store, layout, counters, lateMicros, evictionMicros, limits)
   private val index = if (arrangement.timeIndex) Some(new TimeIndex(store, layout.indexKeySchema, counters)) else None
   override val frames: FramesRows = new FramesRows(store, layout, counters, summary, index)
 
