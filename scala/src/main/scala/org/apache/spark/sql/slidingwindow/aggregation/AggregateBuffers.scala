@@ -28,7 +28,7 @@ import org.apache.spark.sql.types.{DataType, DoubleType, FloatType}
  * @param aggregates      the aggregate expressions, in `Complete` semantics (update from rows).
  * @param inputAttributes the attributes of the input rows given to [[update]].
  */
-final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttributes: Seq[Attribute])
+final class AggregateBuffers(aggregates: Seq[AggregateExpression], private val inputAttributes: Seq[Attribute])
   extends Serializable {
 
   // Where each function's slots start in the buffer (imperative functions are told the same).
@@ -49,6 +49,16 @@ final class AggregateBuffers(aggregates: Seq[AggregateExpression], inputAttribut
       f
     }.toArray
   }
+
+  // The aggregates up to their result ids, for [[samePartials]].
+  private lazy val canonicalAggregates: Seq[Expression] = aggregates.map(_.canonicalized)
+
+  /**
+   * Whether `other` computes the same partials from the same rows (the same aggregates, up to
+   * their result ids, over the same input): a partial of one is one of the other.
+   */
+  def samePartials(other: AggregateBuffers): Boolean =
+    (this eq other) || (inputAttributes == other.inputAttributes && canonicalAggregates == other.canonicalAggregates)
 
   /** The buffer's columns, and the same columns as the right-hand side of a merge. */
   val bufferAttributes: Seq[AttributeReference] = functions.toSeq.flatMap(_.aggBufferAttributes)

@@ -11,7 +11,9 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, Aggrega
  * time's rows one by one ([[begin]], [[add]]), then [[results]]. Each frame keeps a Two-Stacks
  * queue of per-time partials, so a time costs O(1) amortized merges per frame however many rows
  * its windows hold; with a lag, the partials of the last `lag` of time wait in a FIFO until they
- * enter the frame. The queues live in [[FrameQueues]]: in memory, or in a stream's state.
+ * enter the frame. The queues live in [[FrameQueues]]: in memory, or in a stream's state. Frames
+ * with the same aggregates (`count(*) OVER w1, count(*) OVER w10`) share each time's partial:
+ * it is built once, and pushed into each of their queues.
  *
  * Rows with a null time are peers of each other only: their window is themselves, lag or not (as
  * in Spark's RANGE frames).
@@ -28,7 +30,11 @@ final class TrailingWindows(
     frames: FrameQueues) {
   private val queues = sizes.indices.map(frames.queue).toArray
   private val waiting = sizes.indices.map(frames.waiting).toArray
-  private val builders = buffers.map(new PartialBuilder(_))
+  // The first frame with the same partials as each frame's: it builds them for both.
+  private val builderOf: Array[Int] = buffers.map(b => buffers.indexWhere(_.samePartials(b)))
+  private val builders: Array[PartialBuilder] =
+    buffers.indices.map(i => if (builderOf(i) == i) new PartialBuilder(buffers(i)) else null).toArray
+  private val building: Array[PartialBuilder] = builders.filter(_ != null)
   private val parts = new AggregateParts
   private val out = new Array[InternalRow](sizes.length)
 
@@ -38,8 +44,8 @@ final class TrailingWindows(
   /** The first row of a time, at `time` (`hasTime` false: a null time). */
   def begin(row: InternalRow, hasTime: Boolean, time: Long): Unit = {
     var i = 0
-    while (i < sizes.length) {
-      builders(i).begin(row)
+    while (i < building.length) {
+      building(i).begin(row)
       i += 1
     }
   }
@@ -47,11 +53,14 @@ final class TrailingWindows(
   /** Another row of the same time. */
   def add(row: InternalRow): Unit = {
     var i = 0
-    while (i < sizes.length) {
-      builders(i).add(row)
+    while (i < building.length) {
+      building(i).add(row)
       i += 1
     }
   }
+
+  /** The partial of the time's rows for frame `i`. */
+  private def partial(i: Int): UnsafeRow = builders(builderOf(i)).result
 
   /**
    * The results of the windows of the time's rows, at `time` (`hasTime` false: a null time), one
@@ -65,7 +74,7 @@ final class TrailingWindows(
         enter(i, time)
         queues(i).aggregate(parts)
       } else {
-        parts.set(builders(i).result, null)
+        parts.set(partial(i), null)
       }
       out(i) = buffers(i).evaluate(parts)
       i += 1
@@ -76,7 +85,7 @@ final class TrailingWindows(
   /** Frame `i` moves to `time`: the time's partial is pushed (or waits for the lag), the old evicted. */
   private def enter(i: Int, time: Long): Unit = {
     if (waiting(i) == null) {
-      queues(i).push(time, builders(i).result)
+      queues(i).push(time, partial(i))
     } else {
       val fifo = waiting(i)
       val end = SaturatingTime.sub(time, lags(i))
@@ -84,7 +93,7 @@ final class TrailingWindows(
         queues(i).push(fifo.firstTime, fifo.first)
         fifo.removeFirst()
       }
-      fifo.add(time, builders(i).result)
+      fifo.add(time, partial(i))
     }
     queues(i).evictBefore(SaturatingTime.sub(time, sizes(i)))
   }
