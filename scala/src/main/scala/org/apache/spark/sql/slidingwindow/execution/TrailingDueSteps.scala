@@ -31,6 +31,9 @@ private[execution] final class TrailingDueSteps(pending: PendingParts, groupOf: 
   private var order: Array[Int] = Array.emptyIntArray
   private var at = 0
 
+  private var lastKey: UnsafeRow = _
+  private var lastGroup = 0
+
   private val take = new PendingParts.Due {
     override def apply(key: UnsafeRow, t: Long, seq: Long, row: InternalRow): Unit = {
       if (n == times.length) {
@@ -39,13 +42,18 @@ private[execution] final class TrailingDueSteps(pending: PendingParts, groupOf: 
         seqs = java.util.Arrays.copyOf(seqs, 2 * n)
         values = java.util.Arrays.copyOf(values, 2 * n)
       }
-      val g = groupOf(key)
-      var id = groups.get(g)
-      if (id == null) {
-        id = groups.size
-        groups.put(g.copy(), id)
+      // A part's rows come one after the other with its key: its group is looked up once.
+      if (key ne lastKey) {
+        lastKey = key
+        val g = groupOf(key)
+        var id = groups.get(g)
+        if (id == null) {
+          id = groups.size
+          groups.put(g.copy(), id)
+        }
+        lastGroup = id
       }
-      groupIds(n) = id
+      groupIds(n) = lastGroup
       times(n) = t
       seqs(n) = seq
       values(n) = row
@@ -72,6 +80,7 @@ private[execution] final class TrailingDueSteps(pending: PendingParts, groupOf: 
     pending.finish()
     java.util.Arrays.fill(values.asInstanceOf[Array[AnyRef]], 0, n, null)
     groups.clear()
+    lastKey = null
     n = 0
     at = 0
     pending.readStep(stepBytes, TrailingDueSteps.RowOverhead, take)

@@ -10,7 +10,8 @@ import org.apache.spark.sql.slidingwindow.windows.TrailingWindows
  * The rows of a partition clustered by the partition keys and sorted by time within each group,
  * each with its trailing windows' aggregates. The rows of one time (peers) are aggregated as they
  * are read and held (in Spark's spillable row buffer, as Spark's WindowExec holds a partition)
- * until the next time comes, as each one's windows hold the others; then they are written out.
+ * until the next time comes, as each one's windows hold the others; then they are written out. A
+ * time of one row, the common case, is not copied into the buffer: the row read ahead is kept.
  *
  * @param partitionKeys the partition keys (rows are of one group while their keys are equal byte
  *                      for byte, as Spark's WindowExec compares them)
@@ -40,6 +41,9 @@ final class TrailingWindowIterator(
   private var pendingKey: UnsafeRow = _
   private var pendingTime = 0L
   private var pendingHasTime = false
+  private var pendingOwned = false // a copy of ours: the input may reuse its rows
+  // The time's only row, while it has one (then `peers` holds its rows).
+  private val one = new OneRow
 
   override def hasNext: Boolean = {
     while (!written.hasNext) {
@@ -56,6 +60,7 @@ final class TrailingWindowIterator(
 
   private def read(row: InternalRow): Unit = {
     pending = row.asInstanceOf[UnsafeRow]
+    pendingOwned = false
     pendingKey = partitionKeys(row)
     val time = timeOf(row)
     pendingHasTime = !time.isNullAt(0)
@@ -78,14 +83,19 @@ final class TrailingWindowIterator(
     }
     val t = pendingTime
     val hasTime = pendingHasTime
-    peers.clear()
-    peers.add(pending)
-    windows.begin(pending, hasTime, t)
+    val first = if (pendingOwned) pending else pending.copy()
+    var buffered = false
+    windows.begin(first, hasTime, t)
     pending = null
     var more = true
     while (more && input.hasNext) {
       read(input.next())
       if (pendingKey == groupKey && pendingHasTime == hasTime && (!hasTime || pendingTime == t)) {
+        if (!buffered) {
+          peers.clear()
+          peers.add(first)
+          buffered = true
+        }
         peers.add(pending)
         windows.add(pending)
         pending = null
@@ -97,9 +107,10 @@ final class TrailingWindowIterator(
     if (pending != null) {
       pending = pending.copy()
       pendingKey = pendingKey.copy()
+      pendingOwned = true
     }
     results = chain(windows.results(hasTime, t))
-    written = peers.generateIterator()
+    written = if (buffered) peers.generateIterator() else one.of(first)
     true
   }
 }
@@ -120,5 +131,24 @@ private final class ResultsChain {
       i -= 1
     }
     rest
+  }
+}
+
+/** An iterator over one row, made once and given each time's only row. */
+private final class OneRow extends Iterator[UnsafeRow] {
+  private var row: UnsafeRow = _
+
+  def of(r: UnsafeRow): OneRow = {
+    row = r
+    this
+  }
+
+  override def hasNext: Boolean = row != null
+
+  override def next(): UnsafeRow = {
+    if (row == null) throw new NoSuchElementException
+    val r = row
+    row = null
+    r
   }
 }

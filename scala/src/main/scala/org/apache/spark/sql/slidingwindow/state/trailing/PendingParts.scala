@@ -336,9 +336,12 @@ private[slidingwindow] object PendingParts {
     def add(bucket: Long): Unit = if (found != null) found.add(bucket)
   }
 
+  /** A part's first buffer: a few rows of a few columns, before it doubles. */
+  private val InitialPartBytes = 256
+
   /** The rows of a part, as its `__bytes` hold them; `number`: the part's in the task. */
   private final class Part(val number: Long) {
-    private var buffer = new Array[Byte](0)
+    private var buffer = new Array[Byte](InitialPartBytes)
     private var size = 0
     /** The time of its earliest row. */
     var earliest: Long = Long.MaxValue
