@@ -147,3 +147,29 @@ def test_spark_versions_benchmark_measures_both_queries_on_this_spark():
     found = json.loads(line[len("RESULT "):])
     assert [r["name"] for r in found["results"]] == ["sliding_window", "window"]
     assert all(r["rows_per_s"] > 0 and r["rows_in"] == 200 for r in found["results"]), found
+
+
+def test_trailing_csv_benchmark_runs_each_query_on_the_csv_stream(tmp_path):
+    """The Flink comparison's Spark side beside Spark's floor: each query over CSV files read one
+    per micro-batch (here three queries in one child JVM; the benchmark gives each a JVM of its
+    own), and the report of their medians against the floor."""
+    data = tmp_path / "data"
+    data.mkdir()
+    for f in range(3):
+        rows = [(k, 1_700_000_000_000 + (f * 100 + i) * 1000, i % 7) for i in range(100) for k in range(3)]
+        (data / f"part-{f}.csv").write_text("".join(f"{k},{ms},{v}\n" for k, ms, v in rows))
+    out = run_benchmark("benchmarks.trailing_csv", str(data), "--sizes", "1,2",
+                        "--one", "trailing,shuffle only,window()")
+    results = [json.loads(line[len("RESULT "):]) for line in out.splitlines() if line.startswith("RESULT ")]
+    assert [r["query"] for r in results] == ["trailing", "shuffle only", "window()"]
+    assert all(r["rows"] == 900 and r["batches"] >= 3 for r in results), results
+
+    from benchmarks import trailing_csv
+    args = trailing_csv.parse([str(data), "--sizes", "1,2", "--rounds", "1"])
+    report = trailing_csv.render(args, {
+        name: {"rows_per_s": rate, "low": rate, "high": rate, "rows": 900, "batches": 4}
+        for name, rate in (("trailing", 500.0), ("shuffle only", 1000.0), ("window()", 250.0))})
+    assert "| trailing windows 1 min, 2 min (one operator) | 500 | 500 to 500 | 0.50x |" in report
+    assert ("| the rows shuffled by the key, the same columns, no operator (Spark's floor) | 1,000 | 1,000 to 1,000 "
+            "| 1.00x |") in report
+    assert "| Spark's window() of 2 min | 250 | 250 to 250 | 0.25x |" in report
