@@ -76,9 +76,37 @@ def run_one(args, name: str) -> Dict:
         rows = sum(p["numInputRows"] for p in progress)
         query.stop()
         return {"query": name, "seconds": seconds, "rows": rows, "rows_per_s": rows / seconds,
-                "batches": len(progress)}
+                "batches": len(progress), **micro_batches(progress),
+                **jvm_cpu(spark._jvm.java.lang.ProcessHandle.current().pid())}
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def micro_batches(progress: List[Dict]) -> Dict:
+    """Where the micro-batches' time went, from their `durationMs`: the first two's, and the
+    median of the steady ones (after the first three, before the last) by phase."""
+    steady = progress[3:-1] or progress
+    phases = ("triggerExecution", "addBatch", "queryPlanning", "latestOffset", "walCommit", "commitOffsets")
+    return {"first_ms": [p["durationMs"].get("triggerExecution", 0) for p in progress[:2]],
+            "steady_ms": {k: statistics.median(p["durationMs"].get(k, 0) for p in steady) for k in phases}}
+
+
+def jvm_cpu(pid: int) -> Dict:
+    """The JVM's CPU seconds so far, and its JIT compiler threads' (Linux: /proc), or nothing."""
+    total = compilers = 0.0
+    try:
+        tick = os.sysconf("SC_CLK_TCK")
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/comm") as f:
+                name = f.read()
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+            total += cpu
+            compilers += cpu if "CompilerThre" in name else 0.0
+    except OSError:
+        return {}
+    return {"jvm_cpu_s": total, "jit_cpu_s": compilers}
 
 
 def parse(argv: Optional[List[str]]) -> argparse.Namespace:
@@ -115,7 +143,11 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, Dict]:
             runs[name].append(result)
     medians = {name: {"rows_per_s": statistics.median(r["rows_per_s"] for r in rs),
                       "low": min(r["rows_per_s"] for r in rs), "high": max(r["rows_per_s"] for r in rs),
-                      "rows": rs[0]["rows"], "batches": rs[0]["batches"]} for name, rs in runs.items()}
+                      "rows": rs[0]["rows"], "batches": rs[0]["batches"],
+                      # the phases of its median round
+                      **{k: v for k, v in sorted(rs, key=lambda r: r["rows_per_s"])[(len(rs) - 1) // 2].items()
+                         if k in ("first_ms", "steady_ms", "jvm_cpu_s", "jit_cpu_s")}}
+               for name, rs in runs.items()}
     publish(render(args, medians), args.report)
     return medians
 
@@ -128,10 +160,23 @@ def render(args, results: Dict[str, Dict]) -> str:
     rows = [[titles[name], f"{r['rows_per_s']:,.0f}", f"{r['low']:,.0f} to {r['high']:,.0f}",
              f"{r['rows_per_s'] / floor:.2f}x"] for name, r in results.items()]
     table = markdown_table(["query", "rows/s (median)", "rounds", "of Spark's floor"], rows)
+    measured = [(name, r) for name, r in results.items() if "steady_ms" in r]
+    phases = markdown_table(
+        ["query", "1st micro-batch ms", "2nd", "steady ms", "addBatch", "planning", "latestOffset", "offset log",
+         "commit log", "JVM CPU s", "of which JIT compilers"],
+        [[titles[name]] + [f"{ms:,}" for ms in r.get("first_ms", [])[:2]] +
+         [f"{r['steady_ms'][k]:,.0f}" for k in ("triggerExecution", "addBatch", "queryPlanning", "latestOffset",
+                                                  "walCommit", "commitOffsets")] +
+         [f"{r.get('jvm_cpu_s', 0):.1f}", f"{r.get('jit_cpu_s', 0):.1f}"]
+         for name, r in measured])
     any_run = next(iter(results.values()))
     return (f"{any_run['rows']:,} rows in {any_run['batches']} micro-batches (the trailing query's), watermark delay "
             f"{args.delay} s, local[{args.cores}], median of {args.rounds} round(s) "
-            f"({time.strftime('%Y-%m-%d')}).\n\n{table}\n\n{machine_markdown()}")
+            f"({time.strftime('%Y-%m-%d')}).\n\n{table}\n\n"
+            + (f"The median round's micro-batches (`durationMs`): the first two, and the median of the steady ones "
+               f"(after the first three, before the last) by phase; its JVM's CPU seconds, and those of its JIT "
+               f"compiler threads.\n\n{phases}\n\n" if measured else "")
+            + machine_markdown())
 
 
 if __name__ == "__main__":

@@ -163,6 +163,9 @@ def test_trailing_csv_benchmark_runs_each_query_on_the_csv_stream(tmp_path):
     results = [json.loads(line[len("RESULT "):]) for line in out.splitlines() if line.startswith("RESULT ")]
     assert [r["query"] for r in results] == ["trailing", "shuffle only", "window()"]
     assert all(r["rows"] == 900 and r["batches"] >= 3 for r in results), results
+    # Where its micro-batches' time went (`durationMs`), and its JVM's CPU with the JIT's.
+    assert all(len(r["first_ms"]) == 2 and r["steady_ms"]["addBatch"] > 0 for r in results), results
+    assert all(r["jvm_cpu_s"] > r["jit_cpu_s"] > 0 for r in results), results
 
     from benchmarks import trailing_csv
     args = trailing_csv.parse([str(data), "--sizes", "1,2", "--rounds", "1"])
@@ -173,3 +176,12 @@ def test_trailing_csv_benchmark_runs_each_query_on_the_csv_stream(tmp_path):
     assert ("| the rows shuffled by the key, the same columns, no operator (Spark's floor) | 1,000 | 1,000 to 1,000 "
             "| 1.00x |") in report
     assert "| Spark's window() of 2 min | 250 | 250 to 250 | 0.25x |" in report
+    assert "| query | 1st micro-batch ms |" not in report  # no phases measured: no table
+    phases = {"first_ms": [3000, 1500], "jvm_cpu_s": 40.0, "jit_cpu_s": 15.5,
+              "steady_ms": {"triggerExecution": 600, "addBatch": 400, "queryPlanning": 30, "latestOffset": 40,
+                            "walCommit": 45, "commitOffsets": 42}}
+    with_phases = trailing_csv.render(args, {
+        "trailing": dict(rows_per_s=500.0, low=500, high=500, rows=900, batches=4, **phases),
+        "shuffle only": dict(rows_per_s=1000.0, low=1000, high=1000, rows=900, batches=4)})
+    assert ("| trailing windows 1 min, 2 min (one operator) | 3,000 | 1,500 | 600 | 400 | 30 | 40 | 45 | 42 | 40.0 "
+            "| 15.5 |") in with_phases
