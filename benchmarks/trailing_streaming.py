@@ -19,7 +19,6 @@ generated code, ...), and with `--methods N` the N methods most sampled.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from typing import Dict, List, Optional
 
@@ -28,7 +27,7 @@ from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
 from benchmarks.common import machine_markdown, markdown_table, publish, session
-from benchmarks.streaming import ROCKSDB, measure, release, round_order
+from benchmarks.streaming import ROCKSDB, measure, median_run, release, round_order
 
 
 def trailing(sizes: List[int]):
@@ -89,7 +88,7 @@ def main(argv: Optional[List[str]] = None) -> List[Dict]:
             print(f"{name}: {result['rows_per_s']:,.0f} rows/s, {result['ms_median']:.0f} ms per micro-batch", flush=True)
             runs[name].append(result)
             release(spark)
-    medians = {name: sorted(rs, key=lambda x: x["rows_per_s"])[len(rs) // 2] for name, rs in runs.items()}
+    medians = {name: median_run(rs) for name, rs in runs.items()}
     if args.profile:  # after every measurement: a JVM that has recorded stays slower
         for name in queries:
             medians[name]["profile"] = measure(spark, args, name, largest, queries[name], profile=True)["profile"]
