@@ -41,7 +41,6 @@ final class TrailingWindowIterator(
   private var pendingKey: UnsafeRow = _
   private var pendingTime = 0L
   private var pendingHasTime = false
-  private var pendingOwned = false // a copy of ours: the input may reuse its rows
   // The time's only row, while it has one (then `peers` holds its rows).
   private val one = new OneRow
 
@@ -60,7 +59,6 @@ final class TrailingWindowIterator(
 
   private def read(row: InternalRow): Unit = {
     pending = row.asInstanceOf[UnsafeRow]
-    pendingOwned = false
     pendingKey = partitionKeys(row)
     val time = timeOf(row)
     pendingHasTime = !time.isNullAt(0)
@@ -72,7 +70,10 @@ final class TrailingWindowIterator(
    * `written`); false at the end of the input.
    */
   private def fill(): Boolean = {
-    if (pending == null) {
+    // A row read ahead by the last fill is a copy of ours; a row read now, the input's own, which
+    // its next row may reuse.
+    val readAhead = pending != null
+    if (!readAhead) {
       if (!input.hasNext) return false
       read(input.next())
     }
@@ -83,7 +84,7 @@ final class TrailingWindowIterator(
     }
     val t = pendingTime
     val hasTime = pendingHasTime
-    val first = if (pendingOwned) pending else pending.copy()
+    val first = if (readAhead) pending else pending.copy()
     var buffered = false
     windows.begin(first, hasTime, t)
     pending = null
@@ -107,7 +108,6 @@ final class TrailingWindowIterator(
     if (pending != null) {
       pending = pending.copy()
       pendingKey = pendingKey.copy()
-      pendingOwned = true
     }
     results = chain(windows.results(hasTime, t))
     written = if (buffered) peers.generateIterator() else one.of(first)

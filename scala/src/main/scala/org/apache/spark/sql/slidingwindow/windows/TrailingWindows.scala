@@ -30,11 +30,16 @@ final class TrailingWindows(
     frames: FrameQueues) {
   private val queues = sizes.indices.map(frames.queue).toArray
   private val waiting = sizes.indices.map(frames.waiting).toArray
-  // The first frame with the same partials as each frame's: it builds them for both.
-  private val builderOf: Array[Int] = buffers.map(b => buffers.indexWhere(_.samePartials(b)))
-  private val builders: Array[PartialBuilder] =
-    buffers.indices.map(i => if (builderOf(i) == i) new PartialBuilder(buffers(i)) else null).toArray
-  private val building: Array[PartialBuilder] = builders.filter(_ != null)
+  // Each frame's builder: that of the first frame with the same partials, which builds them for both.
+  private val builderFor: Array[PartialBuilder] = {
+    val made = new Array[PartialBuilder](buffers.length)
+    buffers.indices.foreach { i =>
+      val first = buffers.indexWhere(_.samePartials(buffers(i)))
+      made(i) = if (first == i) new PartialBuilder(buffers(i)) else made(first)
+    }
+    made
+  }
+  private val building: Array[PartialBuilder] = builderFor.distinct
   private val parts = new AggregateParts
   private val out = new Array[InternalRow](sizes.length)
 
@@ -60,7 +65,7 @@ final class TrailingWindows(
   }
 
   /** The partial of the time's rows for frame `i`. */
-  private def partial(i: Int): UnsafeRow = builders(builderOf(i)).result
+  private def partial(i: Int): UnsafeRow = builderFor(i).result
 
   /**
    * The results of the windows of the time's rows, at `time` (`hasTime` false: a null time), one

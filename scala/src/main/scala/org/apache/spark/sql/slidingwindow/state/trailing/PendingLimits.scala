@@ -24,8 +24,6 @@ private[slidingwindow] object PendingLimits {
   val bucketScansKey = "spark.sql.slidingWindow.trailingWindows.state.bucketScans"
   val DefaultBucketScans: Long = 4096L
 
-  val default: PendingLimits = PendingLimits(DefaultPartBytes, DefaultBucketScans)
-
   def apply(conf: SQLConf): PendingLimits = PendingLimits(
     conf.getConfString(partBytesKey, DefaultPartBytes.toString).toLong,
     conf.getConfString(bucketScansKey, DefaultBucketScans.toString).toLong)

@@ -7,8 +7,8 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, JoinedRow, SpecificInternalRow, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
 import org.apache.spark.sql.types.LongType
 import org.apache.spark.unsafe.Platform
 
@@ -263,7 +263,7 @@ private[slidingwindow] object PendingParts {
   def spanOf(lateMicros: Long, evictionMicros: Long): Long =
     if (lateMicros == Long.MinValue || evictionMicros <= lateMicros) Unbounded
     else {
-      val advance = evictionMicros - lateMicros
+      val advance = evictionMicros - lateMicros // negative: it overflowed
       if (advance < 0) Unbounded else math.max(TrailingStateLayout.BucketMicros, advance)
     }
 
@@ -336,12 +336,9 @@ private[slidingwindow] object PendingParts {
     def add(bucket: Long): Unit = if (found != null) found.add(bucket)
   }
 
-  /** A part's first buffer: a few rows of a few columns, before it doubles. */
-  private val InitialPartBytes = 256
-
   /** The rows of a part, as its `__bytes` hold them; `number`: the part's in the task. */
   private final class Part(val number: Long) {
-    private var buffer = new Array[Byte](InitialPartBytes)
+    private var buffer = new Array[Byte](0)
     private var size = 0
     /** The time of its earliest row. */
     var earliest: Long = Long.MaxValue
