@@ -27,7 +27,7 @@ import tempfile
 import time
 from typing import Dict, List, Optional
 
-from benchmarks.common import machine_markdown, markdown_table, publish
+from benchmarks.common import machine_markdown, markdown_table, publish, session
 from benchmarks.streaming import round_order
 
 SCHEMA = "k INT, ms BIGINT, v BIGINT"
@@ -52,17 +52,10 @@ def queries(sizes: List[int], cores: int) -> Dict[str, str]:
 
 def run_one(args, name: str) -> Dict:
     """Query `name` in this process (the child): its seconds, micro-batches and input rows."""
-    from pyspark.sql import SparkSession
-
-    import sliding_window_agg as swa
     work = tempfile.mkdtemp(prefix="swa-csv-")
     try:
-        builder = (SparkSession.builder.master(f"local[{args.cores}]").appName("trailing_csv")
-                   .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.session.timeZone", "UTC").config("spark.driver.memory", "4g")
-                   .config("spark.sql.shuffle.partitions", str(args.cores)))
-        spark = swa.configure(builder).getOrCreate()
-        spark.sparkContext.setLogLevel("ERROR")
+        spark = session("trailing_csv", f"local[{args.cores}]",
+                        conf={"spark.sql.shuffle.partitions": str(args.cores)})
         (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).csv(os.path.abspath(args.data))
          .selectExpr("*", "timestamp_millis(ms) AS ts").withWatermark("ts", f"{args.delay} seconds")
          .createOrReplaceTempView("events"))
