@@ -31,6 +31,10 @@ class WindowAnalysisException private (
     this(WindowErrorConditions.message(condition, parameters), origin.line, origin.startPosition,
       None, condition, parameters)
 
+  /** One caused by `cause`, such as a failed write. */
+  def this(condition: String, parameters: Map[String, String], cause: Throwable) =
+    this(WindowErrorConditions.message(condition, parameters), None, None, Some(cause), condition, parameters)
+
   override protected def sameCondition(message: String, line: Option[Int], startPosition: Option[Int],
       cause: Option[Throwable], parameters: Map[String, String]): AnalysisException = {
     val copied = new WindowAnalysisException(message, line, startPosition, cause, condition, parameters)

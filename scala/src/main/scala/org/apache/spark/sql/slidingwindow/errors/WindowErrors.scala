@@ -132,6 +132,28 @@ object WindowErrors {
   def invalidSetting(key: String, value: String, expected: String): Nothing =
     fail("WINDOW_INVALID_SETTING", "key" -> key, "value" -> value, "expected" -> expected)
 
+  /** The query's late-rows table cannot take its late rows (docs/streaming.md, "Late rows as data"). */
+  def lateRowsColumnClash(table: String, operator: String, columns: Seq[String], clash: String): Nothing =
+    fail("WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH", "table" -> table, "operator" -> operator,
+      "columns" -> columns.mkString("(", ", ", ")"), "clash" -> clash)
+
+  def lateRowsTableInUse(table: String, owner: String): Nothing =
+    fail("WINDOW_LATE_ROWS_TABLE.IN_USE", "table" -> table, "owner" -> owner)
+
+  def lateRowsTableNotWritable(table: String, location: String, cause: Throwable): Nothing =
+    throw new WindowAnalysisException("WINDOW_LATE_ROWS_TABLE.NOT_WRITABLE", Map("table" -> table,
+      "location" -> location, "cause" -> s"${cause.getClass.getSimpleName}: ${cause.getMessage}"), cause)
+
+  def lateRowsSchemaMismatch(table: String, tableColumns: String, operator: String, columns: String): Nothing =
+    fail("WINDOW_LATE_ROWS_TABLE.SCHEMA_MISMATCH", "table" -> table, "tableColumns" -> tableColumns,
+      "operator" -> operator, "columns" -> columns)
+
+  def lateRowsTableUnsuitable(table: String, reason: String): Nothing =
+    fail("WINDOW_LATE_ROWS_TABLE.UNSUITABLE", "table" -> table, "reason" -> reason)
+
+  def lateRowsSettingChanged(recorded: String, current: String): Nothing =
+    fail("WINDOW_LATE_ROWS_SETTING_CHANGED", "recorded" -> recorded, "current" -> current)
+
   /** When a session applies the extension: the jar was compiled against another Spark minor version. */
   def jarForAnotherSpark(builtFor: String, running: String, runningMinor: String): Nothing =
     throw new WindowSetupException("WINDOW_JAR_FOR_ANOTHER_SPARK",

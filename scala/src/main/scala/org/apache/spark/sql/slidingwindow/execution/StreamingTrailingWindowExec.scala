@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
+import org.apache.spark.sql.slidingwindow.late.{LateRowsOutput, LateRowsTarget}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement, StateStoreSchema}
 import org.apache.spark.sql.slidingwindow.state.trailing.{PendingLimits, TrailingState, TrailingStateLayout}
@@ -48,6 +49,7 @@ case class StreamingTrailingWindowExec(
     eventTimeWatermarkForEviction: Option[Long],
     idle: IdleSettings,
     idleClock: Option[IdleClock],
+    lateRows: Option[LateRowsTarget],
     child: SparkPlan)
   extends BaseTrailingWindowExec with WindowStateStoreWriter with QuietClose {
 
@@ -75,7 +77,9 @@ case class StreamingTrailingWindowExec(
     Seq(StatefulOperatorCustomSumMetric("numStateRowsRead", "number of state rows read"),
       StatefulOperatorCustomSumMetric("numGroupsEmitted", "number of groups with rows emitted"),
       StatefulOperatorCustomSumMetric("numRowsClosedWhileIdle",
-        "number of rows emitted that Spark's own watermark kept waiting: emitted because the input went quiet"))
+        "number of rows emitted that Spark's own watermark kept waiting: emitted because the input went quiet"),
+      StatefulOperatorCustomSumMetric("numLateRowsWritten",
+        "number of rows dropped as late that were written to the query's late-rows table"))
 
   // When Spark's watermark moved, or the idle clock would make rows due (QuietClose).
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean = runAnotherBatch(newInputWatermark)
@@ -88,7 +92,7 @@ case class StreamingTrailingWindowExec(
     ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),
     ("watermarks", "Watermarks (late rows / eviction, ms)",
       s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"),
-    whenQuiet)
+    whenQuiet) ++ lateRows.map(t => ("lateRows", "Late rows", t.toString))
 
   override protected def doExecute(): RDD[InternalRow] = {
     metrics // initialise the metrics on the driver
@@ -115,6 +119,11 @@ case class StreamingTrailingWindowExec(
     val numClosedWhileIdle = longMetric("numRowsClosedWhileIdle")
     val sparkEviction = sparkEvictionMicros
     val earliestDue = earliestDueReport
+    // Where the late rows go: counted, and written to the query's late-rows table if it has one.
+    val numLateWritten = longMetric("numLateRowsWritten")
+    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, _, batchId, child.output))
+    val inputTypes = child.output.map(_.dataType)
+    val sparkLate = idleClock.map(_.sparkLateMs * 1000).getOrElse(late)
 
     // The operator counts its state rows: its stores skip the provider's count where Spark lets
     // them (Spark 4), unless the tests check one against the other.
@@ -126,15 +135,19 @@ case class StreamingTrailingWindowExec(
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
       val state = TrailingState(version, store, layout, arrangement, late, eviction, limits, verifyCount)
+      val lateOfTask = LateRowsOutput.rowsOfTask(lateOutput, inputTypes, late, sparkLate)
       val processor = new TrailingFramesProcessor(state, time, batchId, late, eviction, largestSize, lags,
-        chunkElements, stepBytes, windows, sparkEviction)
+        chunkElements, stepBytes, windows, sparkEviction, lateOfTask)
       val out = processor.process(rows)
       // As Spark's StateStoreSaveExec: the rows are handed on as they are computed, and the store
       // is committed once the last one is.
       CompletionIterator[InternalRow, Iterator[InternalRow]](out, {
         processor.finish()
+        // The late rows' file is complete before the state commits (LateRowsLog).
+        lateOfTask.commit()
         updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
-        numDropped += processor.droppedLateRows
+        numDropped += lateOfTask.count
+        numLateWritten += lateOfTask.written
         val done = state.metrics
         numUpdated += done.rowsWritten
         numRemoved += done.rowsRemoved

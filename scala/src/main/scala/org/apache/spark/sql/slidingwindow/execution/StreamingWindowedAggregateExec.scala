@@ -15,6 +15,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
+import org.apache.spark.sql.slidingwindow.late.{LateRows, LateRowsOutput, LateRowsTarget}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.sliding.{RecordCache, RecordLimits, WindowState, WindowStateLayout}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement}
@@ -43,6 +44,7 @@ case class StreamingWindowedAggregateExec(
     eventTimeWatermarkForEviction: Option[Long],
     idle: IdleSettings,
     idleClock: Option[IdleClock],
+    lateRows: Option[LateRowsTarget],
     child: SparkPlan)
   extends BaseWindowedAggregateExec with WindowStateStoreWriter with QuietClose {
 
@@ -81,7 +83,9 @@ case class StreamingWindowedAggregateExec(
       StatefulOperatorCustomSumMetric("numGroupsMovedToRecords",
         "number of groups whose rows moved back into their record (state format 2)"),
       StatefulOperatorCustomSumMetric("numWindowsClosedWhileIdle",
-        "number of windows emitted that Spark's own watermark left open: closed because the input went quiet"))
+        "number of windows emitted that Spark's own watermark left open: closed because the input went quiet"),
+      StatefulOperatorCustomSumMetric("numLateRowsWritten",
+        "number of rows dropped as late that were written to the query's late-rows table"))
 
   // As the checkpoint records (StateArrangement): a time index in a column family, and a group's
   // rows ordered by time.
@@ -122,6 +126,11 @@ case class StreamingWindowedAggregateExec(
     // are counted), and the earliest visit scheduled, for the decision to run another micro-batch.
     val sparkEviction = sparkEvictionMicros
     val earliestVisit = earliestDueReport
+    // Where the late rows go: counted, and written to the query's late-rows table if it has one.
+    val numLateWritten = longMetric("numLateRowsWritten")
+    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, _, getStateInfo.storeVersion, inputAttributes))
+    val inputTypes = inputAttributes.map(_.dataType)
+    val sparkLate = idleClock.map(_.sparkLateMs * 1000).orElse(late).getOrElse(Long.MinValue)
 
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
@@ -129,8 +138,10 @@ case class StreamingWindowedAggregateExec(
       val state = WindowState(store, layout, arrangement, eviction, limits, recordCacheBytes, verifyCount)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
+      val lateOfTask = LateRowsOutput.rowsOfTask(lateOutput, inputTypes, late.getOrElse(Long.MinValue), sparkLate)
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,
-        writer, bufferConf, definition.sizeMicros, time, inputAttributes, append, late, eviction, sparkEviction))
+        writer, bufferConf, definition.sizeMicros, time, inputAttributes, append, late, eviction, sparkEviction,
+        lateOfTask))
       val windows = processor.process(rows).map { row =>
         numOutputRows += 1
         numWindows += 1
@@ -140,8 +151,11 @@ case class StreamingWindowedAggregateExec(
       // collected, and the store is committed once the last one is. So the update time also
       // counts the time of the operators that consume the rows, as Spark's own does.
       CompletionIterator[InternalRow, Iterator[InternalRow]](windows, {
+        // The late rows' file is complete before the state commits (LateRowsLog).
+        lateOfTask.commit()
         updatesTime += NANOSECONDS.toMillis(System.nanoTime() - start)
-        numDropped += processor.droppedLateRows
+        numDropped += lateOfTask.count
+        numLateWritten += lateOfTask.written
         val done = state.metrics
         numUpdated += done.rowsWritten
         numRemoved += done.rowsRemoved
@@ -168,7 +182,7 @@ case class StreamingWindowedAggregateExec(
     ("mode", "Output mode", outputMode.map(_.toString).getOrElse("?")),
     ("watermarks", "Watermarks (late rows / eviction, ms)",
       s"${eventTimeWatermarkForLateEvents.getOrElse("?")}/${eventTimeWatermarkForEviction.getOrElse("?")}"),
-    whenQuiet)
+    whenQuiet) ++ lateRows.map(t => ("lateRows", "Late rows", t.toString))
 
   override protected def withNewChildInternal(newChild: SparkPlan): StreamingWindowedAggregateExec =
     copy(child = newChild)

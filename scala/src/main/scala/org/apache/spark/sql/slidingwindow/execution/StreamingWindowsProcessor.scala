@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeRow}
 import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowBufferConf, WindowContents}
 import org.apache.spark.sql.slidingwindow.expressions.{WindowDefinition, WindowKind}
+import org.apache.spark.sql.slidingwindow.late.LateRows
 import org.apache.spark.sql.slidingwindow.state.sliding.{WindowState, WindowStateLayout}
 import org.apache.spark.sql.slidingwindow.windows.WindowSink
 
@@ -19,7 +20,8 @@ final case class StreamingWindowsContext(
     appendMode: Boolean,
     lateEventsWatermarkMicros: Option[Long],
     evictionWatermarkMicros: Option[Long],
-    sparkEvictionWatermarkMicros: Option[Long] = None) {
+    sparkEvictionWatermarkMicros: Option[Long] = None,
+    lateRows: LateRows = LateRows.counted()) {
   def layout: WindowStateLayout = state.layout
 }
 
@@ -43,7 +45,7 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) exten
   protected val codec = state.codec
 
   /** Rows dropped as late so far: all of them once the output is exhausted. */
-  var droppedLateRows = 0L
+  def droppedLateRows: Long = lateRows.count
 
   /**
    * Windows emitted in append mode that Spark's own eviction watermark left open, closed by the
@@ -65,14 +67,15 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) exten
    * The input rows of a partition one group at a time: (group, its rows in input order), each
    * group's rows read as they are pulled (whatever is left of a group is skipped when the next
    * one is pulled). Rows with a null time are left out, and so are, with `dropLate`, rows at or
-   * below the late-events watermark (counted).
+   * below the late-events watermark (handed to [[LateRows]]: counted, and written where the
+   * query has a late-rows table).
    */
   protected def groups(input: Iterator[InternalRow], dropLate: Boolean = true)
       : Iterator[(UnsafeRow, Iterator[InternalRow])] = {
     val late = if (dropLate) lateEventsWatermarkMicros.getOrElse(Long.MinValue) else Long.MinValue
     val kept = input.filter { row =>
       if (row.isNullAt(timeOrdinal)) false
-      else if (row.getLong(timeOrdinal) <= late) { droppedLateRows += 1; false }
+      else if (row.getLong(timeOrdinal) <= late) { lateRows.add(row, row.getLong(timeOrdinal)); false }
       else true
     }.buffered
     new Iterator[(UnsafeRow, Iterator[InternalRow])] {

@@ -2,6 +2,7 @@ package org.apache.spark.sql.slidingwindow.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.slidingwindow.late.LateRows
 import org.apache.spark.sql.slidingwindow.state.trailing.TrailingState
 import org.apache.spark.sql.slidingwindow.stored.StoredFrames
 
@@ -10,7 +11,7 @@ import org.apache.spark.sql.slidingwindow.stored.StoredFrames
  * ([[TrailingStateLayout]]):
  *  1. the input rows are kept in Pending rows ([[PendingParts]]: a part per group and span of
  *     time the watermark is likely to pass at once), but for those at or before the watermark for
- *     late rows (dropped, counted) and those without a time;
+ *     late rows (dropped: given to [[LateRows]]) and those without a time;
  *  2. the Pending rows at or before the eviction watermark are due: a prefix scan of each bucket
  *     (the second of a part's earliest row) between the two watermarks reads them, a few buckets
  *     at a time ([[TrailingDueSteps]]);
@@ -33,6 +34,8 @@ import org.apache.spark.sql.slidingwindow.stored.StoredFrames
  * @param windows the shared algorithm over rows clustered by group, in time order
  * @param sparkEvictionMicros Spark's own eviction watermark, where the operator keeps an idle
  *                clock: rows emitted past it are counted in [[rowsClosedWhileIdle]]
+ * @param lateRows where the rows dropped as late go: counted, and written where the query has a
+ *                late-rows table
  */
 final class TrailingFramesProcessor(
     state: TrailingState,
@@ -45,13 +48,14 @@ final class TrailingFramesProcessor(
     chunkElements: Int,
     stepBytes: Long,
     windows: TrailingWindowsRun,
-    sparkEvictionMicros: Option[Long] = None) {
+    sparkEvictionMicros: Option[Long] = None,
+    lateRows: LateRows = LateRows.counted()) {
 
   private val layout = state.layout
   private val pending = state.pending
   private var frames: StoredFrames = _
 
-  def droppedLateRows: Long = pending.droppedLateRows
+  def droppedLateRows: Long = lateRows.count
   /** The rows emitted that Spark's own eviction watermark kept waiting (the idle clock's). */
   var rowsClosedWhileIdle = 0L
   private val closedWhileIdleAfter = sparkEvictionMicros.getOrElse(Long.MaxValue)
@@ -62,7 +66,7 @@ final class TrailingFramesProcessor(
    * and removes nothing: the state is not read.
    */
   def process(input: Iterator[InternalRow]): Iterator[InternalRow] = {
-    pending.keep(input, time, batchId)
+    pending.keep(input, time, batchId, lateRows)
     if (evictionMicros <= lateMicros) Iterator.empty
     else windows.withQueues(due(), buffers => {
       frames = new StoredFrames(state.frames, buffers, lags, largestSize, chunkElements)

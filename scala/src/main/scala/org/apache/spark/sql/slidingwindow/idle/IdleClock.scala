@@ -32,6 +32,9 @@ import org.json4s.jackson.JsonMethods.{compact, parse, render}
  * @param lastInputMs      the timestamp of the last micro-batch whose input had rows (this one if
  *                         it had)
  * @param sparkEvictionMs  Spark's eviction watermark for the operator
+ * @param sparkLateMs      Spark's watermark for late rows for the operator (a row after it but at
+ *                         or before `lateMs` is late because of an idle close; a clock logged
+ *                         before it was kept reads `lateMs`)
  * @param lateMs           the late-rows watermark the operator uses
  * @param evictionMs       the eviction watermark the operator uses
  */
@@ -41,7 +44,8 @@ final case class IdleClock(
     lastInputMs: Long,
     sparkEvictionMs: Long,
     lateMs: Long,
-    evictionMs: Long) {
+    evictionMs: Long,
+    sparkLateMs: Long = Long.MinValue) {
 
   /** Whether this micro-batch closes windows Spark's own watermark leaves open. */
   def movedOn: Boolean = evictionMs > sparkEvictionMs
@@ -72,7 +76,8 @@ final case class IdleClock(
     "lastInputMs" -> JInt(lastInputMs),
     "sparkEvictionMs" -> JInt(sparkEvictionMs),
     "lateMs" -> JInt(lateMs),
-    "evictionMs" -> JInt(evictionMs))))
+    "evictionMs" -> JInt(evictionMs),
+    "sparkLateMs" -> JInt(sparkLateMs))))
 }
 
 object IdleClock {
@@ -82,7 +87,8 @@ object IdleClock {
     val v = parse(json)
     IdleClock((v \ "batchTimestampMs").extract[Long], (v \ "hadInput").extract[Boolean],
       (v \ "lastInputMs").extract[Long], (v \ "sparkEvictionMs").extract[Long],
-      (v \ "lateMs").extract[Long], (v \ "evictionMs").extract[Long])
+      (v \ "lateMs").extract[Long], (v \ "evictionMs").extract[Long],
+      (v \ "sparkLateMs").extractOpt[Long].getOrElse((v \ "lateMs").extract[Long]))
   }
 
   private def toMicros(ms: Long): Long =
@@ -106,6 +112,7 @@ object IdleClock {
     val atEnd = if (settings.closeAtEndOfInput && endOfInput && !hadInput) closeAllMs else Long.MinValue
     IdleClock(batchTimestampMs, hadInput, lastInputMs, sparkEvictionMs,
       lateMs = math.max(sparkLateMs, before),
-      evictionMs = Seq(sparkEvictionMs, before, idle, atEnd).max)
+      evictionMs = Seq(sparkEvictionMs, before, idle, atEnd).max,
+      sparkLateMs = sparkLateMs)
   }
 }

@@ -9,6 +9,7 @@ import org.apache.spark.sql.slidingwindow.analysis.StreamingTrailingWindowChecks
 import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec, TrailingWindowExec}
 import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, TrailingFrame, WindowSize}
 import org.apache.spark.sql.slidingwindow.idle.IdleSettings
+import org.apache.spark.sql.slidingwindow.late.LateRowsColumns
 import org.apache.spark.sql.slidingwindow.logical.StreamingTrailingWindow
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.state.trailing.{TrailingState, TrailingStateLayout}
@@ -69,7 +70,8 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
     TrailingRowsPlan(w, recordedRows, planLater(w.child)) { (columns, partitionSpec, orderSpec, time, child) =>
       StreamingTrailingWindowExec(columns.map(_.toAlias(partitionSpec, orderSpec)), partitionSpec, orderSpec, time,
         w.timeName, version, arrangement, stateInfo, outputMode, None, None,
-        IdleSettings(session.sessionState.conf).copy(availableNow = MicroBatchInput.availableNow(session)), None, child)
+        IdleSettings(session.sessionState.conf).copy(availableNow = MicroBatchInput.availableNow(session)), None,
+        LateRowsPlan.target(session, execution, LateRowsColumns.trailing, operatorId, child.output), child)
     }
   }
 }

@@ -9,6 +9,7 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.execution.{StreamingWindowedAggregateExec, WindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.idle.IdleSettings
+import org.apache.spark.sql.slidingwindow.late.LateRowsColumns
 import org.apache.spark.sql.slidingwindow.logical.{AggregateColumn, WindowedAggregate}
 import org.apache.spark.sql.slidingwindow.state.{StateArrangement, WindowOperatorRecord}
 import org.apache.spark.sql.slidingwindow.state.sliding.StateFormatVersion
@@ -63,6 +64,7 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
         results, stateFormatVersion, arrangement, stateInfo, outputMode, None, None,
         IdleSettings(conf).copy(availableNow = MicroBatchInput.availableNow(session)), None,
+        LateRowsPlan.target(session, execution, LateRowsColumns.sliding, operatorId, a.child.output),
         planLater(a.child))
     }
   }

@@ -42,7 +42,7 @@ final class WindowedAggregateOperator(
     StreamingWindowedAggregateExec(definition, keys, InputRow.t, None, window, aggregates,
       keys ++ (window +: results), stateFormatVersion, arrangement, None,
       Some(if (append) InternalOutputModes.Append else InternalOutputModes.Update), None, None,
-      IdleSettings.off, None, HarnessInput(InputRow.attributes))
+      IdleSettings.off, None, None, HarnessInput(InputRow.attributes))
   }
 
   override def schema: WindowStateLayout = layout

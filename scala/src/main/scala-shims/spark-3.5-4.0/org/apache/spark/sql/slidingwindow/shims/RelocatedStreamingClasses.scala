@@ -2,6 +2,7 @@ package org.apache.spark.sql.slidingwindow.shims
 
 import org.apache.spark.sql.execution.{streaming => stateful}
 import org.apache.spark.sql.execution.{streaming => runtime}
+import org.apache.spark.sql.execution.{streaming => sinks}
 
 /**
  * Spark's streaming classes the operator builds on, in `org.apache.spark.sql.execution.streaming` as Spark 3.5 and 4.0 keep them
@@ -19,4 +20,8 @@ object RelocatedStreamingClasses {
   type IncrementalExecution = runtime.IncrementalExecution
   type StreamExecution = runtime.StreamExecution
   val StreamExecution: runtime.StreamExecution.type = runtime.StreamExecution
+  type FileStreamSinkLog = sinks.FileStreamSinkLog
+  val FileStreamSinkLog: sinks.FileStreamSinkLog.type = sinks.FileStreamSinkLog
+  type SinkFileStatus = sinks.SinkFileStatus
+  val SinkFileStatus: sinks.SinkFileStatus.type = sinks.SinkFileStatus
 }

@@ -2,6 +2,7 @@ package org.apache.spark.sql.slidingwindow.shims
 
 import org.apache.spark.sql.execution.streaming.operators.stateful
 import org.apache.spark.sql.execution.streaming.runtime
+import org.apache.spark.sql.execution.streaming.sinks
 
 /**
  * Spark's streaming classes the operator builds on, where Spark 4.1 and later keep them (4.1 moved them
@@ -19,4 +20,8 @@ object RelocatedStreamingClasses {
   type IncrementalExecution = runtime.IncrementalExecution
   type StreamExecution = runtime.StreamExecution
   val StreamExecution: runtime.StreamExecution.type = runtime.StreamExecution
+  type FileStreamSinkLog = sinks.FileStreamSinkLog
+  val FileStreamSinkLog: sinks.FileStreamSinkLog.type = sinks.FileStreamSinkLog
+  type SinkFileStatus = sinks.SinkFileStatus
+  val SinkFileStatus: sinks.SinkFileStatus.type = sinks.SinkFileStatus
 }

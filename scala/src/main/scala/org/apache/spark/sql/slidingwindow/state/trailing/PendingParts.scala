@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, JoinedRow, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.codegen.ProjectionPool
+import org.apache.spark.sql.slidingwindow.late.LateRows
 import org.apache.spark.sql.types.LongType
 import org.apache.spark.unsafe.Platform
 
@@ -55,8 +56,6 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
   /** The span of the parts of rows not due: how far this micro-batch moved the watermark. */
   private val span: Long = spanOf(lateMicros, evictionMicros)
 
-  var droppedLateRows = 0L
-
   /** The times of the rows kept or read that are not due (bounds). */
   var waitingRead: WaitingTimes = WaitingTimes.none
   private def waits(t: Long): Unit =
@@ -82,8 +81,11 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
       if (after < 0) Long.MaxValue else after / span
     }
 
-  /** Keeps a micro-batch's input rows; `time` is the ORDER BY expression, bound to them. */
-  def keep(input: Iterator[InternalRow], time: Expression, batchId: Long): Unit = {
+  /**
+   * Keeps a micro-batch's input rows; `time` is the ORDER BY expression, bound to them. Those at
+   * or before the watermark for late rows go to `late`.
+   */
+  def keep(input: Iterator[InternalRow], time: Expression, batchId: Long, late: LateRows): Unit = {
     val keyOf = layout.keyOfInput(time)
     val toUnsafe = ProjectionPool.unsafe(layout.input.zipWithIndex.map { case (a, i) =>
       BoundReference(i, a.dataType, a.nullable) })
@@ -99,7 +101,7 @@ private[slidingwindow] final class PendingParts private[trailing] (store: StateS
       parts.clear()
       buffered = 0L
     }
-    droppedLateRows += eachKept(input, keyOf, layout.timeOrdinal, batchId, lateMicros) { (row, key) =>
+    eachKept(input, keyOf, layout.timeOrdinal, batchId, lateMicros, late) { (row, key) =>
       val t = key.getLong(layout.timeOrdinal)
       val rowSeq = key.getLong(layout.seqOrdinal)
       key.setLong(BucketOrdinal, slotOf(t, span))
@@ -270,25 +272,23 @@ private[slidingwindow] object PendingParts {
   /**
    * Gives `kept` each input row to keep with its key (`keyOf` over the input row followed by its
    * `__seq`, [[seq]]), but for those without a time (left out) and those at or before the
-   * watermark for late rows (dropped); returns the rows dropped. The key is the projection's
-   * reused row.
+   * watermark for late rows (dropped: given to `late`). The key is the projection's reused row.
    */
   def eachKept(input: Iterator[InternalRow], keyOf: UnsafeProjection, timeOrdinal: Int, batchId: Long,
-      lateMicros: Long)(kept: (InternalRow, UnsafeRow) => Unit): Long = {
+      lateMicros: Long, late: LateRows)(kept: (InternalRow, UnsafeRow) => Unit): Unit = {
     val seqRow = new SpecificInternalRow(Seq(LongType)) // a long field: setLong does not box
     val withSeq = new JoinedRow
     var index = 0L
-    var dropped = 0L
     input.foreach { row =>
       seqRow.setLong(0, seq(batchId, index))
       index += 1
       val key = keyOf(withSeq(row, seqRow))
       if (!key.isNullAt(timeOrdinal)) {
-        if (key.getLong(timeOrdinal) <= lateMicros) dropped += 1
+        val t = key.getLong(timeOrdinal)
+        if (t <= lateMicros) late.add(row, t)
         else kept(row, key)
       }
     }
-    dropped
   }
 
   /**

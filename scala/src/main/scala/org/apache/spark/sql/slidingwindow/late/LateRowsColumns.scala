@@ -1,0 +1,64 @@
+package org.apache.spark.sql.slidingwindow.late
+
+import java.util.Locale
+
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType, TimestampType}
+
+/**
+ * The columns of a late-rows table (docs/streaming.md, "Late rows as data"): the input columns
+ * the operator received, then why each row is there.
+ *  - `late_batch_id` BIGINT: the micro-batch that dropped the row;
+ *  - `late_watermark` TIMESTAMP: the watermark the row's time was at or before;
+ *  - `late_operator` STRING: the window function whose operator dropped it ([[sliding]], [[trailing]]);
+ *  - `late_operator_id` BIGINT: that operator's id in the query's checkpoint (as the state
+ *    data source's `operatorId`), which tells two such operators of one query apart;
+ *  - `late_reason` STRING: [[behindWatermark]], or [[closedWhileIdle]].
+ */
+object LateRowsColumns {
+  val metadata: StructType = StructType(Seq(
+    StructField("late_batch_id", LongType, nullable = false),
+    StructField("late_watermark", TimestampType, nullable = false),
+    StructField("late_operator", StringType, nullable = false),
+    StructField("late_operator_id", LongType, nullable = false),
+    StructField("late_reason", StringType, nullable = false)))
+
+  /** The operators, as `late_operator` names them. */
+  val sliding = "sliding_window"
+  val trailing = "trailing_window"
+
+  /** The row's time is at or before Spark's watermark for late rows. */
+  val behindWatermark = "watermark"
+  /**
+   * The row's time is after Spark's watermark but at or before what the operator emitted while
+   * the input was quiet (docs/streaming.md, "When the stream goes quiet").
+   */
+  val closedWhileIdle = "idle_close"
+
+  /**
+   * The input columns written: all of the operator's input but the columns Spark computes for a
+   * window specification (`_w0`, `_w1`, ...: an ORDER BY or PARTITION BY expression), which no
+   * query of the user reads.
+   */
+  def written(input: Seq[Attribute]): Seq[Attribute] = input.filterNot(_.name.matches("_w[0-9]+"))
+
+  /**
+   * The table's schema for `input`: its columns, nullable (a Parquet table's columns are), then
+   * [[metadata]]. Two columns of one name (case-insensitive, as the catalog compares them) are
+   * refused, naming the fix.
+   */
+  def schema(table: String, operator: String, input: Seq[Attribute]): StructType = {
+    val names = input.map(_.name)
+    val clashes = (names ++ metadata.fieldNames).groupBy(_.toLowerCase(Locale.ROOT))
+      .filter(_._2.size > 1).keys.toSeq.sorted
+    if (clashes.nonEmpty) {
+      WindowErrors.lateRowsColumnClash(table, operator, names,
+        clashes.map(c => s"`$c`").mkString(", ") + (if (clashes.size > 1) " are each" else " is") + " named twice")
+    }
+    StructType(input.map(a => StructField(a.name, a.dataType, nullable = true)) ++ metadata.fields)
+  }
+
+  /** A schema as the errors show it: `(name TYPE, ...)`. */
+  def describe(schema: StructType): String = schema.fields.map(f => s"${f.name} ${f.dataType.sql}").mkString("(", ", ", ")")
+}

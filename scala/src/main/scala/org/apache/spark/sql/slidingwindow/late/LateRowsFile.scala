@@ -1,0 +1,63 @@
+package org.apache.spark.sql.slidingwindow.late
+
+import org.apache.hadoop.fs.Path
+import org.apache.hadoop.mapreduce.{TaskAttemptID, TaskID, TaskType}
+import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.OutputWriter
+
+/**
+ * The late rows one task of micro-batch `batchId` writes to the query's late-rows table: one
+ * Parquet file, opened at the first row, written through a hidden temporary file and renamed at
+ * [[commit]] to the name of its micro-batch, operator and partition, then marked in
+ * `_late_rows/<batch id>/` ([[LateRowsLog]]). A task that fails removes its temporary file.
+ */
+final class LateRowsFile(output: LateRowsOutput, partition: Int, attempt: Int) {
+  private val conf = output.conf.value.value
+  private val location = new Path(output.target.location)
+  private val fs = location.getFileSystem(conf)
+  private var writer: OutputWriter = _
+  private var temporary: Path = _
+  private var name: String = _
+  var written = 0L
+
+  def write(row: InternalRow): Unit = {
+    if (writer == null) open()
+    writer.write(row)
+    written += 1
+  }
+
+  private def open(): Unit = {
+    val context = new TaskAttemptContextImpl(conf, new TaskAttemptID(
+      new TaskID(output.jobTrackerId, output.target.operatorId.toInt, TaskType.MAP, partition), attempt))
+    name = f"late-${output.batchId}%05d-${output.target.operatorId}%d-$partition%05d" +
+      output.factory.getFileExtension(context)
+    temporary = new Path(LateRowsLog.stagingOf(location, output.batchId), s".$name.$attempt.tmp")
+    writer = output.factory.newInstance(temporary.toString, output.schema, context)
+    Option(TaskContext.get()).foreach(_.addTaskFailureListener((_, _) => abort()))
+  }
+
+  /**
+   * Completes the file, if rows were written: renamed to its name at the top of the table (an
+   * attempt before may have left it there, with the same rows) and marked for its micro-batch.
+   */
+  def commit(): Unit = if (writer != null) {
+    writer.close()
+    writer = null
+    val target = new Path(location, name)
+    if (!fs.rename(temporary, target)) {
+      // A file system whose rename does not replace: an attempt before wrote these rows there.
+      if (!fs.exists(target)) throw new java.io.IOException(s"Could not rename $temporary to $target")
+      fs.delete(temporary, false)
+    }
+    fs.create(new Path(LateRowsLog.stagingOf(location, output.batchId), name), true).close()
+  }
+
+  private def abort(): Unit = if (writer != null) {
+    try writer.close() catch { case _: Exception => }
+    writer = null
+    fs.delete(temporary, false)
+  }
+}

@@ -1,0 +1,96 @@
+package org.apache.spark.sql.slidingwindow.late
+
+import java.util.concurrent.ConcurrentHashMap
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path}
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
+import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{FileStreamSinkLog, SinkFileStatus}
+
+/**
+ * A late-rows table's files and the protocol that makes each late row appear once, after its
+ * micro-batch commits (docs/state-format.md, "Late-rows tables"). It is Spark's own file sink
+ * protocol, with the commit moved after the query's:
+ *  - a task writes its late rows of micro-batch N as one Parquet file at the top of the table,
+ *    named by N, the operator and the partition (a retried or speculative attempt writes the same
+ *    rows under the same name), through a hidden temporary file renamed once complete; then a
+ *    marker of that name in `_late_rows/N/`;
+ *  - once micro-batch N has committed (Spark's commit log has N), the driver lists
+ *    `_late_rows/N/` and adds the files it names as entry N - firstBatch of the table's
+ *    `_spark_metadata` log (Spark's FileStreamSinkLog, whose entry is written atomically), then
+ *    removes `_late_rows/N/`: the publication. Readers (`spark.read.table`, `parquet(path)`,
+ *    `readStream`) see only the files of that log, as they do for a file sink's table;
+ *  - a micro-batch that runs again (after a restart) first removes what an earlier attempt left
+ *    in `_late_rows/N/`; a file it leaves at the top of the table is in no entry, so no reader
+ *    sees it, and the new attempt writes its own over it;
+ *  - micro-batches are published in order, each once (an entry that exists is not written again):
+ *    at the start of each micro-batch (every earlier one has committed), when the query reports
+ *    its progress or stops ([[LateRowsPublisher]]), and after a restart.
+ * One instance per table in the JVM: publications of one table are serialized.
+ */
+final class LateRowsLog private (session: SparkSession, val location: Path, val hadoopConf: Configuration) extends Logging {
+  private val fs: FileSystem = location.getFileSystem(hadoopConf)
+  private val staging = new Path(location, LateRowsLog.stagingDir)
+  // Creates `_spark_metadata` if it is missing: from then on, readers read the table by its log.
+  private val published = new FileStreamSinkLog(FileStreamSinkLog.VERSION, session,
+    new Path(location, LateRowsLog.metadataDir).toString, None)
+
+  /** Publishes the micro-batches from the next unpublished one to `upTo` that `committed`, in order. */
+  def publish(firstBatch: Long, upTo: Long, committed: Long => Boolean): Unit = synchronized {
+    var batch = published.getLatestBatchId().map(_ + 1 + firstBatch).getOrElse(firstBatch)
+    while (batch <= upTo && committed(batch)) {
+      publishOne(firstBatch, batch)
+      batch += 1
+    }
+  }
+
+  private def publishOne(firstBatch: Long, batch: Long): Unit = {
+    val dir = LateRowsLog.stagingOf(location, batch)
+    val files = if (!fs.exists(dir)) Array.empty[SinkFileStatus] else {
+      fs.listStatus(dir).map(_.getPath.getName).filterNot(LateRowsLog.hidden).sorted
+        .map(name => SinkFileStatus(fs.getFileStatus(new Path(location, name))))
+    }
+    if (published.add(batch - firstBatch, files)) {
+      logInfo(s"Late-rows table at $location: published micro-batch $batch (${files.length} files)")
+    }
+    fs.delete(dir, true)
+  }
+
+  /** Removes what an earlier attempt of micro-batch `batch` left: it has not committed. */
+  def clear(batch: Long): Unit = synchronized {
+    fs.delete(LateRowsLog.stagingOf(location, batch), true)
+  }
+
+  /** Whether micro-batch `batch` was published. */
+  def isPublished(firstBatch: Long, batch: Long): Boolean =
+    published.getLatestBatchId().exists(_ >= batch - firstBatch)
+
+  def stagingExists: Boolean = fs.exists(staging)
+}
+
+object LateRowsLog {
+  /** Spark's file sink log, which readers of the table's location read its files from. */
+  val metadataDir = "_spark_metadata"
+  /** The markers of the files of micro-batches not yet published, and the table's writer. */
+  val stagingDir = "_late_rows"
+
+  def stagingOf(location: Path, batch: Long): Path = new Path(new Path(location, stagingDir), batch.toString)
+
+  /** A temporary file (a write in progress) or a checksum, not a marker. */
+  def hidden(name: String): Boolean = name.startsWith(".") || name.startsWith("_")
+
+  private val logs = new ConcurrentHashMap[String, LateRowsLog]()
+
+  /** The log of the table at `location`, opened when a query starts writing it ([[LateRowsTable]]). */
+  def open(session: SparkSession, location: String): LateRowsLog = {
+    val log = new LateRowsLog(session, new Path(location), session.sessionState.newHadoopConf())
+    logs.put(location, log)
+    log
+  }
+
+  /** The log of the table at `location` (opened, or opened now). */
+  def apply(session: SparkSession, location: String): LateRowsLog =
+    Option(logs.get(location)).getOrElse(open(session, location))
+}

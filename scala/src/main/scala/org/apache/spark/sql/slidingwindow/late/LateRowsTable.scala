@@ -1,0 +1,107 @@
+package org.apache.spark.sql.slidingwindow.late
+
+import java.io.IOException
+import java.util.Locale
+
+import org.apache.hadoop.fs.Path
+
+import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
+import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.planning.CheckpointFiles
+import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
+import org.apache.spark.sql.types.{DataType, StructType}
+
+/**
+ * A query's late-rows table (docs/streaming.md, "Late rows as data"): the table
+ * `spark.sql.slidingWindow.lateRows.table` names, in the session catalog, an unpartitioned
+ * Parquet table whose files Spark's file sink log lists ([[LateRowsLog]]): created when missing,
+ * checked when the query starts, claimed by the query's checkpoint.
+ */
+object LateRowsTable {
+  val settingKey = "spark.sql.slidingWindow.lateRows.table"
+
+  /** What the error of a name that is not one says it must be. */
+  val nameExpected = "a table name of the session catalog, such as late_rows or my_db.late_rows"
+
+  /** The file of the table that names the checkpoint of the query that writes it. */
+  val writerFile = "writer"
+
+  /**
+   * The table the session's setting names, qualified with the current database; None when unset.
+   * A value that is no table name of the session catalog is refused ([[nameExpected]]).
+   */
+  def named(session: SparkSession): Option[TableIdentifier] =
+    Option(session.sessionState.conf.getConfString(settingKey, null)).map { value =>
+      val parts = try session.sessionState.sqlParser.parseMultipartIdentifier(value) catch {
+        case _: Exception => WindowErrors.invalidSetting(settingKey, value, nameExpected)
+      }
+      val catalog = session.sessionState.catalog
+      parts match {
+        case Seq(table) => TableIdentifier(table, Some(catalog.getCurrentDatabase))
+        case Seq(db, table) => TableIdentifier(table, Some(db))
+        case Seq(c, db, table) if c.toLowerCase(Locale.ROOT) == "spark_catalog" => TableIdentifier(table, Some(db))
+        case _ => WindowErrors.invalidSetting(settingKey, value, nameExpected)
+      }
+    }
+
+  /** The name as the plan and the errors show it. */
+  def show(table: TableIdentifier): String = s"spark_catalog.${table.database.getOrElse("default")}.${table.table}"
+
+  /**
+   * The location of `table`, created with `schema` when missing; an existing one must be an
+   * unpartitioned Parquet table of that schema (names compared as the catalog does, types exactly).
+   */
+  def ensure(session: SparkSession, table: TableIdentifier, schema: StructType, operator: String): String = {
+    val catalog = session.sessionState.catalog
+    val name = show(table)
+    if (!catalog.tableExists(table)) {
+      catalog.createTable(CatalogTable(identifier = table, tableType = CatalogTableType.MANAGED,
+        storage = CatalogStorageFormat.empty, schema = schema, provider = Some("parquet")), ignoreIfExists = true)
+    }
+    val t = catalog.getTableMetadata(table)
+    val unsuitable =
+      if (t.tableType == CatalogTableType.VIEW) Some("is a view")
+      else if (!t.provider.exists(_.toLowerCase(Locale.ROOT) == "parquet")) Some(s"is a ${t.provider.getOrElse("Hive")} table")
+      else if (t.partitionColumnNames.nonEmpty) Some(s"is partitioned by ${t.partitionColumnNames.mkString(", ")}")
+      else if (t.bucketSpec.isDefined) Some("is bucketed")
+      else None
+    unsuitable.foreach(WindowErrors.lateRowsTableUnsuitable(name, _))
+    if (!DataType.equalsIgnoreCaseAndNullability(t.schema, schema)) {
+      WindowErrors.lateRowsSchemaMismatch(name, LateRowsColumns.describe(t.schema), operator,
+        LateRowsColumns.describe(schema))
+    }
+    t.location.toString
+  }
+
+  /**
+   * Claims the table at `location` for the query whose checkpoint is `checkpoint`: its writer
+   * file names it. A table another checkpoint claimed, or one that holds files no query of the
+   * extension wrote, is refused; a location that cannot be written fails here, before any row.
+   * Opens its [[LateRowsLog]] (which creates `_spark_metadata`: readers then read its log).
+   */
+  def claim(session: SparkSession, table: TableIdentifier, location: String, checkpoint: String): LateRowsLog = {
+    val name = show(table)
+    try {
+      val root = new Path(location)
+      val fs = root.getFileSystem(session.sessionState.newHadoopConf())
+      val writer = new Path(new Path(root, LateRowsLog.stagingDir), writerFile)
+      CheckpointFiles.read(fs, writer) match {
+        case Some(owner) if owner.trim != checkpoint => WindowErrors.lateRowsTableInUse(name, owner.trim)
+        case Some(_) =>
+        case None =>
+          val others = if (fs.exists(root)) fs.listStatus(root).map(_.getPath.getName)
+            .filter(n => n == LateRowsLog.metadataDir || !LateRowsLog.hidden(n)) else Array.empty[String]
+          if (others.nonEmpty) {
+            WindowErrors.lateRowsTableUnsuitable(name,
+              s"holds files no query wrote as its late rows (${others.sorted.take(3).mkString(", ")})")
+          }
+      }
+      fs.mkdirs(writer.getParent)
+      CheckpointFiles.write(fs, writer, checkpoint + "\n")
+      LateRowsLog.open(session, location)
+    } catch {
+      case e: IOException => WindowErrors.lateRowsTableNotWritable(name, location, e)
+    }
+  }
+}
