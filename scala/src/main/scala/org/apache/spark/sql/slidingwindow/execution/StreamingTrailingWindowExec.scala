@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
-import org.apache.spark.sql.slidingwindow.late.{LateRowsOutput, LateRowsTarget}
+import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOutput, LateRowsTarget}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement, StateStoreSchema}
 import org.apache.spark.sql.slidingwindow.state.trailing.{PendingLimits, TrailingState, TrailingStateLayout}
@@ -121,7 +121,8 @@ case class StreamingTrailingWindowExec(
     val earliestDue = earliestDueReport
     // Where the late rows go: counted, and written to the query's late-rows table if it has one.
     val numLateWritten = longMetric("numLateRowsWritten")
-    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, _, batchId, child.output))
+    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, _, batchId,
+      LateRowsColumns.written(child.output, Some(orderSpec.head.child -> timeName))))
     val inputTypes = child.output.map(_.dataType)
     val sparkLate = idleClock.map(_.sparkLateMs * 1000).getOrElse(late)
 

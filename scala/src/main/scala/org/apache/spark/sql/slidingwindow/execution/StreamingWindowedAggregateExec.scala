@@ -15,7 +15,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
-import org.apache.spark.sql.slidingwindow.late.{LateRows, LateRowsOutput, LateRowsTarget}
+import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOutput, LateRowsTarget}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.sliding.{RecordCache, RecordLimits, WindowState, WindowStateLayout}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement}
@@ -128,7 +128,8 @@ case class StreamingWindowedAggregateExec(
     val earliestVisit = earliestDueReport
     // Where the late rows go: counted, and written to the query's late-rows table if it has one.
     val numLateWritten = longMetric("numLateRowsWritten")
-    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, _, getStateInfo.storeVersion, inputAttributes))
+    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, _, getStateInfo.storeVersion,
+      LateRowsColumns.written(inputAttributes)))
     val inputTypes = inputAttributes.map(_.dataType)
     val sparkLate = idleClock.map(_.sparkLateMs * 1000).orElse(late).getOrElse(Long.MinValue)
 

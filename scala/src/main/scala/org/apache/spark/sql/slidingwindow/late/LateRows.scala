@@ -53,7 +53,7 @@ object LateRows {
     private val behindWatermark = UTF8String.fromString(LateRowsColumns.behindWatermark)
     private val closedWhileIdle = UTF8String.fromString(LateRowsColumns.closedWhileIdle)
     private val project = UnsafeProjection.create(
-      output.columns.map(i => BoundReference(i, input(i), nullable = true)) ++
+      output.columns.zipWithIndex.map { case (i, c) => BoundReference(i, output.schema(c).dataType, nullable = true) } ++
         metadata.indices.map(i => BoundReference(input.size + i, metadata(i), nullable = false)))
     private val joined = new JoinedRow
 

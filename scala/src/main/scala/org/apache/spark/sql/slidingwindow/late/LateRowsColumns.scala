@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.late
 
 import java.util.Locale
 
-import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType, TimestampType}
 
@@ -36,27 +36,40 @@ object LateRowsColumns {
    */
   val closedWhileIdle = "idle_close"
 
+  /** A column of the table from the operator's input: its ordinal there, and the table's field. */
+  final case class Written(ordinal: Int, field: StructField)
+
   /**
    * The input columns written: all of the operator's input but the columns Spark computes for a
    * window specification (`_w0`, `_w1`, ...: an ORDER BY or PARTITION BY expression), which no
-   * query of the user reads.
+   * query of the user reads; except the time of trailing windows (`time`: the ORDER BY column
+   * and the name of the TIMESTAMP column it is `unix_micros` of), written as that column where
+   * the input does not have it: each late row keeps its time.
    */
-  def written(input: Seq[Attribute]): Seq[Attribute] = input.filterNot(_.name.matches("_w[0-9]+"))
+  def written(input: Seq[Attribute], time: Option[(Expression, String)] = None): Seq[Written] = {
+    val names = input.map(_.name.toLowerCase(Locale.ROOT)).toSet
+    input.zipWithIndex.flatMap { case (a, i) =>
+      if (!a.name.matches("_w[0-9]+")) Some(Written(i, StructField(a.name, a.dataType, nullable = true)))
+      else time.collect { case (t: Attribute, name) if t.exprId == a.exprId && !names.contains(name.toLowerCase(Locale.ROOT)) =>
+        Written(i, StructField(name, TimestampType, nullable = true))
+      }
+    }
+  }
 
   /**
-   * The table's schema for `input`: its columns, nullable (a Parquet table's columns are), then
-   * [[metadata]]. Two columns of one name (case-insensitive, as the catalog compares them) are
-   * refused, naming the fix.
+   * The table's schema for the `written` columns: theirs, nullable (a Parquet table's columns
+   * are), then [[metadata]]. Two columns of one name (case-insensitive, as the catalog compares
+   * them) are refused, naming the fix.
    */
-  def schema(table: String, operator: String, input: Seq[Attribute]): StructType = {
-    val names = input.map(_.name)
+  def schema(table: String, operator: String, written: Seq[Written]): StructType = {
+    val names = written.map(_.field.name)
     val clashes = (names ++ metadata.fieldNames).groupBy(_.toLowerCase(Locale.ROOT))
       .filter(_._2.size > 1).keys.toSeq.sorted
     if (clashes.nonEmpty) {
       WindowErrors.lateRowsColumnClash(table, operator, names,
         clashes.map(c => s"`$c`").mkString(", ") + (if (clashes.size > 1) " are each" else " is") + " named twice")
     }
-    StructType(input.map(a => StructField(a.name, a.dataType, nullable = true)) ++ metadata.fields)
+    StructType(written.map(_.field) ++ metadata.fields)
   }
 
   /** A schema as the errors show it: `(name TYPE, ...)`. */

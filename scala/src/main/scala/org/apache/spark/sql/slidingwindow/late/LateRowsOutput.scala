@@ -6,7 +6,6 @@ import org.apache.hadoop.mapreduce.Job
 
 import org.apache.spark.TaskContext
 import org.apache.spark.broadcast.Broadcast
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.datasources.OutputWriterFactory
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
@@ -51,16 +50,16 @@ object LateRowsOutput {
    * micro-batch once the one before has), removes what an earlier attempt of this one left
    * ([[LateRowsLog]]), and prepares its writer.
    */
-  def prepare(session: SparkSession, target: LateRowsTarget, batchId: Long, input: Seq[Attribute]): LateRowsOutput = {
+  def prepare(session: SparkSession, target: LateRowsTarget, batchId: Long,
+      written: Seq[LateRowsColumns.Written]): LateRowsOutput = {
     val log = LateRowsLog(session, target.location)
     log.publish(target.firstBatch, batchId - 1, _ => true)
     log.clear(batchId)
-    val written = LateRowsColumns.written(input)
     val schema = LateRowsColumns.schema(target.table, target.operator, written)
     val job = Job.getInstance(session.sessionState.newHadoopConf())
     val factory = new ParquetFileFormat().prepareWrite(session, job, Map.empty, schema)
     val conf = session.sparkContext.broadcast(new SerializableConfiguration(job.getConfiguration))
-    LateRowsOutput(target, batchId, schema, written.map(a => input.indexWhere(_.exprId == a.exprId)), factory, conf,
+    LateRowsOutput(target, batchId, schema, written.map(_.ordinal), factory, conf,
       new java.text.SimpleDateFormat("yyyyMMddHHmmss", java.util.Locale.US).format(new Date) +
         UUID.randomUUID().toString.take(4))
   }

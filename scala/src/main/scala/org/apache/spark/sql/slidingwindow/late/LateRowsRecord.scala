@@ -39,24 +39,27 @@ object LateRowsRecord {
 
   /**
    * The record of a run of the query at `checkpoint` whose setting names `table` (None: unset)
-   * at `location`, planning micro-batch `batch`: the recorded one, or a new one written now.
+   * at `location`, planning micro-batch `batch`: the recorded one, or a new one to [[write]]
+   * (a table new to the query, or one created again since: its log starts with this micro-batch).
+   * A table other than the recorded one, or none where one is recorded, is refused.
    */
   def check(session: SparkSession, checkpoint: String, table: Option[String], location: => String,
-      batch: Long): Option[LateRowsRecord] = {
-    val recorded = read(session, checkpoint)
-    (recorded, table) match {
+      batch: Long): Option[LateRowsRecord] =
+    (read(session, checkpoint), table) match {
       case (None, None) => None
       case (Some(r), None) => WindowErrors.lateRowsSettingChanged(r.table, "unset")
       case (Some(r), Some(t)) if r.table != t => WindowErrors.lateRowsSettingChanged(r.table, t)
       case (Some(r), Some(_)) if r.location == location => Some(r)
-      case (_, Some(t)) =>
-        // A new table (or one created again since): its log starts with this micro-batch.
-        val r = LateRowsRecord(t, location, batch)
-        val f = file(checkpoint)
-        val fs = f.getFileSystem(session.sessionState.newHadoopConf())
-        fs.mkdirs(f.getParent)
-        CheckpointFiles.write(fs, f, r.json)
-        Some(r)
+      case (_, Some(t)) => Some(LateRowsRecord(t, location, batch))
+    }
+
+  /** Records `record` in the checkpoint, if it is not already. */
+  def write(session: SparkSession, checkpoint: String, record: LateRowsRecord): Unit = {
+    if (!read(session, checkpoint).contains(record)) {
+      val f = file(checkpoint)
+      val fs = f.getFileSystem(session.sessionState.newHadoopConf())
+      fs.mkdirs(f.getParent)
+      CheckpointFiles.write(fs, f, record.json)
     }
   }
 }

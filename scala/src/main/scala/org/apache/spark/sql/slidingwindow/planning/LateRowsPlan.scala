@@ -3,7 +3,6 @@ package org.apache.spark.sql.slidingwindow.planning
 import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
 
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsPublisher, LateRowsRecord, LateRowsTable, LateRowsTarget}
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.IncrementalExecution
@@ -22,26 +21,29 @@ object LateRowsPlan {
   private val locations = new ConcurrentHashMap[(UUID, Long), String]()
 
   /**
-   * The target of operator `operatorId` (the window function `operator`, whose input is `input`)
+   * The target of operator `operatorId` (the window function `operator`, which writes the columns `written`)
    * in the micro-batch `execution` plans; None outside a running query and without a table.
    */
   def target(session: SparkSession, execution: Option[IncrementalExecution], operator: String,
-      operatorId: Option[Long], input: Seq[Attribute]): Option[LateRowsTarget] = for {
+      operatorId: Option[Long], written: Seq[LateRowsColumns.Written]): Option[LateRowsTarget] = for {
     ie <- execution
     id <- operatorId
     query <- StreamingQueryContext.currentQuery(session)
     named = LateRowsTable.named(session)
     // Every operator's input must fit the table; the first one planned creates it.
     location = named.map { table =>
-      val schema = LateRowsColumns.schema(LateRowsTable.show(table), operator, LateRowsColumns.written(input))
+      val schema = LateRowsColumns.schema(LateRowsTable.show(table), operator, written)
       locations.computeIfAbsent((ie.runId, id), _ => LateRowsTable.ensure(session, table, schema, operator))
     }
     record <- runs.computeIfAbsent(ie.runId, _ => {
       val checkpoint = query.resolvedCheckpointRoot
       val record = LateRowsRecord.check(session, checkpoint, named.map(LateRowsTable.show), location.get,
         ie.currentBatchId)
+      // Claimed before it is recorded: a table the query cannot write is no table of its checkpoint.
       for (r <- record; table <- named) {
-        LateRowsPublisher.watch(query, LateRowsTable.claim(session, table, r.location, checkpoint), r.firstBatch)
+        val log = LateRowsTable.claim(session, table, r.location, checkpoint)
+        LateRowsRecord.write(session, checkpoint, r)
+        LateRowsPublisher.watch(query, log, r.firstBatch)
       }
       record
     })

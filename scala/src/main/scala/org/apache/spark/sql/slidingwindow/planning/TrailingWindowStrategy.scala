@@ -71,7 +71,8 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
       StreamingTrailingWindowExec(columns.map(_.toAlias(partitionSpec, orderSpec)), partitionSpec, orderSpec, time,
         w.timeName, version, arrangement, stateInfo, outputMode, None, None,
         IdleSettings(session.sessionState.conf).copy(availableNow = MicroBatchInput.availableNow(session)), None,
-        LateRowsPlan.target(session, execution, LateRowsColumns.trailing, operatorId, child.output), child)
+        LateRowsPlan.target(session, execution, LateRowsColumns.trailing, operatorId,
+          LateRowsColumns.written(child.output, Some(orderSpec.head.child -> w.timeName))), child)
     }
   }
 }

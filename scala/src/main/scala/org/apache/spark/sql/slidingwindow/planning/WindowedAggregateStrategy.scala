@@ -64,7 +64,8 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
         results, stateFormatVersion, arrangement, stateInfo, outputMode, None, None,
         IdleSettings(conf).copy(availableNow = MicroBatchInput.availableNow(session)), None,
-        LateRowsPlan.target(session, execution, LateRowsColumns.sliding, operatorId, a.child.output),
+        LateRowsPlan.target(session, execution, LateRowsColumns.sliding, operatorId,
+          LateRowsColumns.written(a.child.output)),
         planLater(a.child))
     }
   }

@@ -1,0 +1,270 @@
+"""Late rows as data (docs/streaming.md, "Late rows as data"): with
+`spark.sql.slidingWindow.lateRows.table`, every row a streaming sliding_window aggregation (append
+and update mode) or streaming trailing windows drop as late is in the query's late-rows table,
+exactly once, with its micro-batch, the watermark it missed, the operator and the reason.
+
+Checked against the streaming harnesses' references (tests/support/streaming_harness.py,
+trailing_harness.py), which simulate Spark's watermarks from the definition: the rows in the
+table are exactly the rows the reference finds late, and the windows emitted are those of the
+reference over the other rows; so the two account for every input row once. Errors are checked
+to stop the query before its first micro-batch commits (no row lost)."""
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from typing import List
+
+import pytest
+from pyspark.sql import functions as F
+
+import sliding_window_agg as swa
+
+import streaming_harness as sh
+import trailing_harness as th
+from quiet_stream import explain_text
+from streaming_harness import (CASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, MS, SEC, TIME, VALUE, batch_plan,
+                               committed_batches, generate_stream, operator_metrics, read_stream, restart_point,
+                               run_query, session_conf, sliding_query, write_files)
+
+LATE_CONF = "spark.sql.slidingWindow.lateRows.table"
+INPUT = ["case", "k", "v", "id", "ts"]  # what the harness's sliding query reads
+METADATA = ["late_batch_id", "late_watermark", "late_operator", "late_operator_id", "late_reason"]
+
+
+@pytest.fixture
+def database(spark, tmp_path):
+    """A database of its own in the test's folder (the pytest workers share a warehouse)."""
+    name = f"late_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE DATABASE {name} LOCATION '{tmp_path / 'db'}'")
+    yield name
+    spark.sql(f"DROP DATABASE {name} CASCADE")
+
+
+def micros(ts) -> int:
+    return int(round(ts.timestamp() * SEC))
+
+
+def table_rows(spark, table: str) -> List:
+    spark.sql(f"REFRESH TABLE {table}")
+    return spark.read.table(table).collect()
+
+
+def check_late_rows(stream, runs, rows, operator: str, name: str) -> None:
+    """`rows` (the table's) are exactly the rows the reference finds late, once each, each with
+    its micro-batch, the watermark of the micro-batch before (Spark's watermark for late rows),
+    the operator and the reason; the operator's metrics count them."""
+    plan = batch_plan(stream, runs)
+    late = stream.late(plan)
+    ids = [r.id for r in rows]
+    assert len(ids) == len(set(ids)), f"late rows written twice: {sorted(i for i in ids if ids.count(i) > 1)}"
+    assert set(ids) == set(late), (f"missing late rows {sorted(late - set(ids))[:5]}, "
+                                   f"unexpected ones {sorted(set(ids) - late)[:5]}")
+    events = {e[ID]: e for f in stream.files for e in f}
+    batch_of = {e[ID]: b for b, batch in enumerate(plan)
+                for f in stream.files[batch.files_before:batch.files_through] for e in f}
+    for r in rows:
+        e = events[r.id]
+        assert (r.case, r.k, micros(r.ts), r.v) == (e[CASE], e[KEY], e[TIME], e[VALUE]), r
+        b = batch_of[r.id]
+        assert (r.late_batch_id, micros(r.late_watermark)) == (b, plan[b - 1].watermark * MS), r
+        assert (r.late_operator, r.late_operator_id, r.late_reason) == (operator, r.late_operator_id, "watermark"), r
+    metrics = operator_metrics(runs, name)
+    assert sum(op["numRowsDroppedByWatermark"] for op in metrics) == len(late)
+    assert sum(op["customMetrics"]["numLateRowsWritten"] for op in metrics) == len(late)
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_sliding_window_late_rows_are_the_references(spark, tmp_path, database, provider, mode):
+    """Random out-of-order streams: the windows emitted are the reference's over the rows kept,
+    the table holds the others, the late ones."""
+    stream = generate_stream(31 if mode == "append" else 32, 3 * SEC, cases=6)
+    write_files(str(tmp_path / "in"), stream.files)
+    table = f"{database}.late_rows"
+    with session_conf(spark, LATE_CONF, table):
+        run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "chk"), sliding_query("3 seconds"), mode)
+    sh.CHECKS[mode](stream, [run])
+    rows = table_rows(spark, table)
+    assert len(rows) > 3, "the stream has late rows"
+    assert spark.read.table(table).columns == INPUT + METADATA
+    check_late_rows(stream, [run], rows, "sliding_window", sh.OPERATOR)
+    assert {r.late_operator_id for r in rows} == {1000}
+
+
+@pytest.mark.every_spark
+def test_trailing_windows_emitted_and_late_rows_account_for_every_row(spark, tmp_path, database, provider):
+    """Every input row but the flush is either emitted once, with the reference's frames, or in
+    the table once."""
+    stream = th.generate(41)
+    write_files(str(tmp_path / "in"), stream.files)
+    table = f"{database}.late_rows"
+    with session_conf(spark, LATE_CONF, table):
+        run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "chk"), th.trailing_query, "append")
+    th.check(stream, [run])
+    rows = table_rows(spark, table)
+    check_late_rows(stream, [run], rows, "trailing_window", th.OPERATOR)
+    # The columns the query reads; not the ORDER BY column Spark computes (_w0).
+    assert spark.read.table(table).columns == ["case", "k", "t", "v", "id", "ts"] + METADATA, (
+        spark.read.table(table).columns)
+    emitted = [r.id for _, r in run.rows]
+    kept = [e[ID] for f in stream.files for e in f if e[KEY] != FLUSH_KEY]
+    assert sorted(emitted + [r.id for r in rows]) == sorted(kept)
+
+
+def test_restart_goes_on_with_the_table_and_a_stream_reads_it(spark, tmp_path, database):
+    """A query restarted from its checkpoint writes to the table it started with: every late row
+    once over both runs; its plan names the table; a second query reads the table as a stream."""
+    stream = generate_stream(33, 3 * SEC, cases=6)
+    h = restart_point(stream)
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "chk")
+    table = f"{database}.late_rows"
+    runs = []
+    with session_conf(spark, LATE_CONF, table):
+        write_files(source, stream.files[:h])
+        runs.append(run_query(spark, source, checkpoint, sliding_query("3 seconds"), "append"))
+        write_files(source, stream.files[h:], first=h)
+        runs.append(run_query(spark, source, checkpoint, sliding_query("3 seconds"), "append"))
+    sh.check_append(stream, runs)
+    rows = table_rows(spark, table)
+    check_late_rows(stream, runs, rows, "sliding_window", sh.OPERATOR)
+    record = json.loads(open(os.path.join(checkpoint, "_sliding_window_agg", "late-rows")).read())
+    assert (record["table"], record["firstBatch"]) == (f"spark_catalog.{table}", 0)
+
+    # A second query reprocesses them as a stream.
+    got = []
+    query = (spark.readStream.table(table).writeStream
+             .foreachBatch(lambda df, _: got.extend(df.collect()))
+             .option("checkpointLocation", str(tmp_path / "reader")).trigger(availableNow=True).start())
+    query.awaitTermination(120)
+    assert sorted(r.id for r in got) == sorted(r.id for r in rows)
+
+
+def test_the_plan_and_progress_name_the_table(spark, tmp_path, database):
+    stream = generate_stream(34, 3 * SEC, cases=2)
+    write_files(str(tmp_path / "in"), stream.files)
+    table = f"{database}.late_rows"
+    with session_conf(spark, LATE_CONF, table):
+        query = (sliding_query("3 seconds")(read_stream(spark, str(tmp_path / "in"))).writeStream
+                 .format("memory").queryName(f"q_{database}").option("checkpointLocation", str(tmp_path / "chk"))
+                 .trigger(availableNow=True).start())
+        query.awaitTermination(120)
+    plan = explain_text(query)
+    assert f"lateRows=spark_catalog.{table} (file:" in plan, plan
+    progress = sh.progress_dict(query.lastProgress)
+    assert "numLateRowsWritten" in progress["stateOperators"][0]["customMetrics"]
+
+
+def run_until_error(spark, tmp_path, build=sliding_query("3 seconds"), name="in") -> str:
+    """Starts a query over one file with the session's settings; returns the message it stopped with."""
+    source, checkpoint = str(tmp_path / name), str(tmp_path / f"chk-{name}")
+    if not os.path.exists(source):
+        write_files(source, generate_stream(35, 3 * SEC, cases=1).files[:1])
+    query = (build(read_stream(spark, source)).writeStream.format("memory").queryName(f"e_{uuid.uuid4().hex[:8]}")
+             .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
+    with pytest.raises(Exception) as failure:
+        query.awaitTermination(120)
+        raise AssertionError("the query did not fail")
+    assert committed_batches(checkpoint) == set(), "a micro-batch committed before the error"
+    return str(failure.value)
+
+
+def test_a_name_that_is_no_table_name_is_refused(spark, tmp_path):
+    with session_conf(spark, LATE_CONF, "not a name"):
+        message = run_until_error(spark, tmp_path)
+    assert "[WINDOW_INVALID_SETTING]" in message and LATE_CONF in message and "such as late_rows" in message
+
+
+@pytest.mark.parametrize("case", ["schema", "view", "json", "partitioned", "files", "clash"])
+def test_an_unsuitable_table_is_refused_before_any_row(spark, tmp_path, database, case):
+    table = f"{database}.late_rows"
+    build = sliding_query("3 seconds")
+    if case == "schema":
+        spark.sql(f"CREATE TABLE {table} (k STRING, late_batch_id BIGINT) USING parquet")
+        expected = ["[WINDOW_LATE_ROWS_TABLE.SCHEMA_MISMATCH]", "(k STRING, late_batch_id BIGINT)",
+                    "(case INT, k STRING, v BIGINT, id BIGINT, ts TIMESTAMP, late_batch_id BIGINT"]
+    elif case == "view":
+        spark.sql(f"CREATE VIEW {table} AS SELECT 1 AS x")
+        expected = ["[WINDOW_LATE_ROWS_TABLE.UNSUITABLE]", "it is a view"]
+    elif case == "json":
+        spark.sql(f"CREATE TABLE {table} (x INT) USING json")
+        expected = ["[WINDOW_LATE_ROWS_TABLE.UNSUITABLE]", "it is a json table"]
+    elif case == "partitioned":
+        spark.sql(f"CREATE TABLE {table} (x INT, p INT) USING parquet PARTITIONED BY (p)")
+        expected = ["[WINDOW_LATE_ROWS_TABLE.UNSUITABLE]", "it is partitioned by p"]
+    elif case == "files":
+        spark.sql(f"CREATE TABLE {table} (`case` INT, k STRING, v BIGINT, id BIGINT, ts TIMESTAMP, "
+                  "late_batch_id BIGINT, late_watermark TIMESTAMP, late_operator STRING, "
+                  "late_operator_id BIGINT, late_reason STRING) USING parquet")
+        spark.sql(f"INSERT INTO {table} VALUES (1, 'a', 1, 1, current_timestamp(), 0, current_timestamp(), "
+                  "'x', 1000, 'watermark')")
+        expected = ["[WINDOW_LATE_ROWS_TABLE.UNSUITABLE]", "holds files no query wrote as its late rows"]
+    else:
+        def build(s):  # a grouping key named as a column of the table's own
+            return (s.withWatermark("ts", DELAY_TEXT).withColumn("late_reason", F.lit("x"))
+                    .groupBy("late_reason", swa.sliding_window("ts", "3 seconds")).count())
+        expected = ["[WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH]", "`late_reason` is named twice"]
+    with session_conf(spark, LATE_CONF, table):
+        message = run_until_error(spark, tmp_path, build)
+    for text in expected:
+        assert text in message, message
+    assert f"spark_catalog.{table}" in message, message
+    if case != "clash":
+        assert "Name another table" in message, message
+
+
+def test_a_table_of_another_query_or_an_unwritable_one_is_refused(spark, tmp_path, database):
+    table = f"{database}.late_rows"
+    stream = generate_stream(36, 3 * SEC, cases=1)
+    write_files(str(tmp_path / "in"), stream.files)
+    with session_conf(spark, LATE_CONF, table):
+        run_query(spark, str(tmp_path / "in"), str(tmp_path / "chk"), sliding_query("3 seconds"), "append")
+        message = run_until_error(spark, tmp_path, name="other")
+    assert "[WINDOW_LATE_ROWS_TABLE.IN_USE]" in message and str(tmp_path / "chk") in message, message
+
+    # A location under a file.
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    spark.sql(f"CREATE TABLE {database}.blocked (`case` INT, k STRING, v BIGINT, id BIGINT, ts TIMESTAMP, "
+              "late_batch_id BIGINT, late_watermark TIMESTAMP, late_operator STRING, late_operator_id BIGINT, "
+              f"late_reason STRING) USING parquet LOCATION '{blocked}/t'")
+    with session_conf(spark, LATE_CONF, f"{database}.blocked"):
+        message = run_until_error(spark, tmp_path, name="in")
+    assert "[WINDOW_LATE_ROWS_TABLE.NOT_WRITABLE]" in message and f"{blocked}/t" in message, message
+
+
+def test_a_restart_with_another_table_or_none_is_refused(spark, tmp_path, database):
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "chk")
+    stream = generate_stream(37, 3 * SEC, cases=1)
+    write_files(source, stream.files[:2])
+    with session_conf(spark, LATE_CONF, f"{database}.late_rows"):
+        run_query(spark, source, checkpoint, sliding_query("3 seconds"), "append")
+    write_files(source, stream.files[2:3], first=2)
+    before = committed_batches(checkpoint)
+    for setting in (f"{database}.other", None):
+        query_conf = session_conf(spark, LATE_CONF, setting) if setting else _unset(spark)
+        with query_conf:
+            query = (sliding_query("3 seconds")(read_stream(spark, source)).writeStream
+                     .foreachBatch(lambda df, _: df.collect()).option("checkpointLocation", checkpoint)
+                     .trigger(availableNow=True).start())
+            with pytest.raises(Exception) as failure:
+                query.awaitTermination(120)
+                raise AssertionError("the query did not fail")
+        message = str(failure.value)
+        assert "[WINDOW_LATE_ROWS_SETTING_CHANGED]" in message, message
+        assert f"spark_catalog.{database}.late_rows" in message
+        assert (f"spark_catalog.{database}.other" if setting else "is now unset") in message, message
+        assert committed_batches(checkpoint) == before
+
+
+class _unset:
+    def __init__(self, spark):
+        self.spark, self.old = spark, None
+
+    def __enter__(self):
+        self.old = self.spark.conf.get(LATE_CONF, None)
+        self.spark.conf.unset(LATE_CONF)
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            self.spark.conf.set(LATE_CONF, self.old)
