@@ -268,3 +268,118 @@ class _unset:
     def __exit__(self, *exc):
         if self.old is not None:
             self.spark.conf.set(LATE_CONF, self.old)
+
+
+@pytest.mark.parametrize("function", ["sliding", "trailing"])
+def test_rows_late_because_of_an_idle_close_say_so(spark, tmp_path, database, function):
+    """An AvailableNow run with closeAtEndOfInput emits every window of its rows (every row, for
+    trailing windows) at the end of its input; the next run's rows at or before what it emitted
+    are late though Spark's watermark is below them: `idle_close`, with the watermark the
+    operator dropped them by. Rows at or before Spark's own watermark: `watermark`."""
+    source, checkpoint, table = str(tmp_path / "in"), str(tmp_path / "chk"), f"{database}.late_rows"
+    base = sh.BASE
+    first = [(0, "a", base + i * SEC, i, i) for i in range(11)]  # 0 s .. 10 s: Spark's watermark 5 s
+    # After Spark's watermark (5 s) but at or before what the end of the first run emitted; before it.
+    second = [(0, "a", base + 7 * SEC, 100, 100), (0, "a", base + 2 * SEC, 101, 101)]
+    if function == "sliding":
+        build = sliding_query("3 seconds")
+        operator, name = "sliding_window", sh.OPERATOR
+    else:
+        build, operator, name = th.trailing_query, "trailing_window", th.OPERATOR
+    runs = []
+    with session_conf(spark, LATE_CONF, table), session_conf(spark, "spark.sql.slidingWindow.closeAtEndOfInput", "true"):
+        write_files(source, [first])
+        runs.append(run_query(spark, source, checkpoint, build, "append"))
+        write_files(source, [second], first=1)
+        runs.append(run_query(spark, source, checkpoint, build, "append"))
+    rows = {r.id: r for r in table_rows(spark, table)}
+    assert set(rows) == {100, 101}, sorted(rows)
+    spark_watermark = base + 10 * SEC - sh.DELAY
+    assert (rows[101].late_reason, micros(rows[101].late_watermark)) == ("watermark", spark_watermark)
+    assert rows[100].late_reason == "idle_close" and micros(rows[100].late_watermark) >= base + 10 * SEC, rows[100]
+    assert {r.late_operator for r in rows.values()} == {operator}
+    written = sum(op["customMetrics"]["numLateRowsWritten"] for op in operator_metrics(runs, name))
+    assert written == 2
+
+
+# --------------------------------------------------------------------------------------------
+# Killed anywhere, restarted: every late row once
+
+
+CHILD = os.path.join(os.path.dirname(os.path.abspath(sh.__file__)), "late_rows_child.py")
+
+
+def batches_of(checkpoint: str) -> list:
+    """[(file index the micro-batch read or None, its watermark ms)] by batch id, from the offset
+    log: the file source's offset counts its files, one per micro-batch."""
+    folder = os.path.join(checkpoint, "offsets")
+    found, previous = [], -1
+    for b in sorted(int(n) for n in os.listdir(folder) if n.isdigit()):
+        lines = open(os.path.join(folder, str(b))).read().splitlines()
+        watermark = json.loads(lines[1])["batchWatermarkMs"]
+        offset = json.loads(lines[2])["logOffset"]
+        found.append((offset if offset > previous else None, watermark))
+        previous = offset
+    return found
+
+
+@pytest.mark.slow
+def test_killed_anywhere_every_late_row_is_written_once(spark, tmp_path):
+    """A child process runs a trailing windows query with a late-rows table and is killed with
+    SIGKILL at random moments (in a micro-batch, in a commit, while it publishes), then restarted,
+    until a run ends by itself. The table then holds exactly the rows late in the micro-batches
+    the checkpoint's logs say ran (a row of file i, read by micro-batch b, is late when its time
+    is at or before the watermark of micro-batch b - 1), once each; they and the rows the file
+    sink received are every input row once."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    stream = th.generate(43, cases=8)
+    files = [f for f in stream.files[:-1]]
+    # More micro-batches than the harness's few, for the kills to land in.
+    files = [part for f in files for part in (f[: len(f) // 2], f[len(f) // 2:]) if part] + stream.files[-1:]
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "chk")
+    warehouse, output = str(tmp_path / "warehouse"), str(tmp_path / "out")
+    write_files(source, files)
+    rng = random.Random(43)
+    kills = 0
+    for attempt in range(8):
+        child = subprocess.Popen([sys.executable, CHILD, source, checkpoint, warehouse, output],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                 start_new_session=True)
+        if attempt < 6:
+            deadline = time.time() + rng.uniform(5, 11)
+            while time.time() < deadline and child.poll() is None:
+                time.sleep(0.05)
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+                kills += 1
+                continue
+        _, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err[-3000:]
+        break
+    assert kills >= 2, "the child ran to its end before it could be killed twice"
+
+    batches = batches_of(checkpoint)
+    assert committed_batches(checkpoint) == set(range(len(batches)))
+    late = set()
+    for b, (index, _) in enumerate(batches):
+        if index is not None and b > 0:
+            late |= {e[ID] for e in files[index] if e[TIME] <= batches[b - 1][1] * MS}
+    table = spark.read.parquet(os.path.join(warehouse, "late_rows"))
+    rows = table.collect()
+    ids = [r.id for r in rows]
+    assert len(ids) == len(set(ids)), f"late rows written twice: {sorted(i for i in set(ids) if ids.count(i) > 1)}"
+    assert set(ids) == late, f"missing {sorted(late - set(ids))[:5]}, unexpected {sorted(set(ids) - late)[:5]}"
+    assert len(late) > 5
+    # Every micro-batch published (nothing left staged), and nothing unlisted read.
+    staged = os.listdir(os.path.join(warehouse, "late_rows", "_late_rows"))
+    assert [s for s in staged if not s.startswith(".")] == ["writer"], staged
+    emitted = [r.id for r in spark.read.parquet(output).collect()]
+    assert len(emitted) == len(set(emitted))
+    kept = [e[ID] for f in files for e in f if e[KEY] != FLUSH_KEY]
+    assert sorted(emitted + ids) == sorted(kept)

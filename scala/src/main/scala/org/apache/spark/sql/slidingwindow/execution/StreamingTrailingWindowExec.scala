@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
-import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOutput, LateRowsTarget}
+import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOutput, LateRowsPublication, LateRowsTarget}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement, StateStoreSchema}
 import org.apache.spark.sql.slidingwindow.state.trailing.{PendingLimits, TrailingState, TrailingStateLayout}
@@ -51,7 +51,7 @@ case class StreamingTrailingWindowExec(
     idleClock: Option[IdleClock],
     lateRows: Option[LateRowsTarget],
     child: SparkPlan)
-  extends BaseTrailingWindowExec with WindowStateStoreWriter with QuietClose {
+  extends BaseTrailingWindowExec with WindowStateStoreWriter with QuietClose with LateRowsPublication {
 
   override def nodeName: String = "StreamingTrailingWindow"
   override def shortName: String = "trailingWindow"

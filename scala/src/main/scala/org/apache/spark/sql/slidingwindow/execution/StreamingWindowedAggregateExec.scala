@@ -15,7 +15,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
-import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOutput, LateRowsTarget}
+import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOutput, LateRowsPublication, LateRowsTarget}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.sliding.{RecordCache, RecordLimits, WindowState, WindowStateLayout}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement}
@@ -46,7 +46,7 @@ case class StreamingWindowedAggregateExec(
     idleClock: Option[IdleClock],
     lateRows: Option[LateRowsTarget],
     child: SparkPlan)
-  extends BaseWindowedAggregateExec with WindowStateStoreWriter with QuietClose {
+  extends BaseWindowedAggregateExec with WindowStateStoreWriter with QuietClose with LateRowsPublication {
 
   override def shortName: String = WindowedAggregate.shortName(definition)
   override def keyExpressions: Seq[Attribute] = keys

@@ -26,8 +26,9 @@ import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{FileS
  *    in `_late_rows/N/`; a file it leaves at the top of the table is in no entry, so no reader
  *    sees it, and the new attempt writes its own over it;
  *  - micro-batches are published in order, each once (an entry that exists is not written again):
- *    at the start of each micro-batch (every earlier one has committed), when the query reports
- *    its progress or stops ([[LateRowsPublisher]]), and after a restart.
+ *    once the query has committed one, when Spark asks the operator for its progress
+ *    ([[LateRowsPublication]]), and at the start of each micro-batch (every earlier one has
+ *    committed), which publishes those a driver killed in between left.
  * One instance per table in the JVM: publications of one table are serialized.
  */
 final class LateRowsLog private (session: SparkSession, val location: Path, val hadoopConf: Configuration) extends Logging {

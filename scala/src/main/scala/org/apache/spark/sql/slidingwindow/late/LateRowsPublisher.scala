@@ -1,19 +1,18 @@
 package org.apache.spark.sql.slidingwindow.late
 
-import java.util.{Collections, UUID, WeakHashMap}
+import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
 
 import org.apache.hadoop.fs.Path
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.StreamExecution
-import org.apache.spark.sql.streaming.StreamingQueryListener
 
 /**
- * Publishes the late rows of a micro-batch as soon as it has committed ([[LateRowsLog]]): when the
- * query reports the micro-batch's progress (after Spark's commit log has it) and when the query
- * stops. A driver killed before that leaves them to the next run, which publishes them when its
- * first micro-batch starts. One listener per session that runs such queries.
+ * Publishes the late rows of a micro-batch as soon as it has committed ([[LateRowsLog]]): when
+ * Spark asks the operator for its progress ([[LateRowsPublication]]), which the stream thread does
+ * once the commit log has the micro-batch, before the next micro-batch and before the query
+ * stops. A driver killed in between leaves them to the next micro-batch, or the next run.
  */
 object LateRowsPublisher extends Logging {
   private final case class Watched(log: LateRowsLog, firstBatch: Long, checkpoint: String) {
@@ -28,23 +27,13 @@ object LateRowsPublisher extends Logging {
       }
   }
 
+  // By run of a query (a run's few bytes are kept for the JVM's life).
   private val runs = new ConcurrentHashMap[UUID, Watched]()
-  private val sessions = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap[AnyRef, java.lang.Boolean]()))
 
   /** Publishes the micro-batches `query`'s run commits with `log`. */
-  def watch(query: StreamExecution, log: LateRowsLog, firstBatch: Long): Unit = {
+  def watch(query: StreamExecution, log: LateRowsLog, firstBatch: Long): Unit =
     runs.put(query.runId, Watched(log, firstBatch, query.resolvedCheckpointRoot))
-    val session = query.sparkSession
-    if (sessions.add(session)) session.streams.addListener(new Listener)
-  }
 
-  private final class Listener extends StreamingQueryListener {
-    override def onQueryStarted(event: StreamingQueryListener.QueryStartedEvent): Unit = ()
-
-    override def onQueryProgress(event: StreamingQueryListener.QueryProgressEvent): Unit =
-      Option(runs.get(event.progress.runId)).foreach(_.publish(event.progress.batchId))
-
-    override def onQueryTerminated(event: StreamingQueryListener.QueryTerminatedEvent): Unit =
-      Option(runs.remove(event.runId)).foreach(_.publish(Long.MaxValue))
-  }
+  /** Micro-batch `batchId` of run `runId` may have committed: publishes what has. */
+  def ran(runId: UUID, batchId: Long): Unit = Option(runs.get(runId)).foreach(_.publish(batchId))
 }

@@ -38,19 +38,14 @@ object LateRowsRecord {
   }
 
   /**
-   * The record of a run of the query at `checkpoint` whose setting names `table` (None: unset)
-   * at `location`, planning micro-batch `batch`: the recorded one, or a new one to [[write]]
-   * (a table new to the query, or one created again since: its log starts with this micro-batch).
-   * A table other than the recorded one, or none where one is recorded, is refused.
+   * The record of the query at `checkpoint`, checked against its setting, which names `table`
+   * (None: unset): a table other than the recorded one, or none where one is recorded, is refused.
    */
-  def check(session: SparkSession, checkpoint: String, table: Option[String], location: => String,
-      batch: Long): Option[LateRowsRecord] =
+  def checked(session: SparkSession, checkpoint: String, table: Option[String]): Option[LateRowsRecord] =
     (read(session, checkpoint), table) match {
-      case (None, None) => None
       case (Some(r), None) => WindowErrors.lateRowsSettingChanged(r.table, "unset")
       case (Some(r), Some(t)) if r.table != t => WindowErrors.lateRowsSettingChanged(r.table, t)
-      case (Some(r), Some(_)) if r.location == location => Some(r)
-      case (_, Some(t)) => Some(LateRowsRecord(t, location, batch))
+      case (recorded, _) => recorded
     }
 
   /** Records `record` in the checkpoint, if it is not already. */

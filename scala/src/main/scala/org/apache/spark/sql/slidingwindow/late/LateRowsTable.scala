@@ -51,13 +51,21 @@ object LateRowsTable {
   /**
    * The location of `table`, created with `schema` when missing; an existing one must be an
    * unpartitioned Parquet table of that schema (names compared as the catalog does, types exactly).
+   * A missing table that the query's checkpoint records at `recorded`, where the table says this
+   * query writes it, is its table in a catalog that lost it (a new application's in-memory
+   * catalog): registered again there (as an external table); any other is created (managed).
    */
-  def ensure(session: SparkSession, table: TableIdentifier, schema: StructType, operator: String): String = {
+  def ensure(session: SparkSession, table: TableIdentifier, schema: StructType, operator: String,
+      recorded: Option[String], checkpoint: String): String = {
     val catalog = session.sessionState.catalog
     val name = show(table)
     if (!catalog.tableExists(table)) {
-      catalog.createTable(CatalogTable(identifier = table, tableType = CatalogTableType.MANAGED,
-        storage = CatalogStorageFormat.empty, schema = schema, provider = Some("parquet")), ignoreIfExists = true)
+      val ours = recorded.filter(location => writerOf(session, location).contains(checkpoint))
+      val definition = CatalogTable(identifier = table, tableType = CatalogTableType.MANAGED,
+        storage = CatalogStorageFormat.empty, schema = schema, provider = Some("parquet"))
+      catalog.createTable(ours.map(location => definition.copy(tableType = CatalogTableType.EXTERNAL,
+        storage = definition.storage.copy(locationUri = Some(new java.net.URI(location))))).getOrElse(definition),
+        ignoreIfExists = true)
     }
     val t = catalog.getTableMetadata(table)
     val unsuitable =
@@ -72,6 +80,13 @@ object LateRowsTable {
         LateRowsColumns.describe(schema))
     }
     t.location.toString
+  }
+
+  /** The checkpoint of the query that writes the table at `location`, if one does. */
+  private def writerOf(session: SparkSession, location: String): Option[String] = {
+    val writer = new Path(new Path(new Path(location), LateRowsLog.stagingDir), writerFile)
+    try CheckpointFiles.read(writer.getFileSystem(session.sessionState.newHadoopConf()), writer).map(_.trim)
+    catch { case _: IOException => None }
   }
 
   /**

@@ -15,37 +15,41 @@ import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.Increm
  * before any micro-batch runs, and recorded in its checkpoint ([[LateRowsRecord]]).
  */
 object LateRowsPlan {
-  // Per run of a query: its record, once checked (None: no table); per run and operator: the
-  // location of the table, once it fits the operator's input.
-  private val runs = new ConcurrentHashMap[UUID, Option[LateRowsRecord]]()
+  // Per run of a query: the record of its checkpoint, checked against the setting; the record
+  // it runs with, once the table is claimed. Per run and operator: the table's location, once
+  // it fits the operator's input.
+  private val recorded = new ConcurrentHashMap[UUID, Option[LateRowsRecord]]()
+  private val runs = new ConcurrentHashMap[UUID, LateRowsRecord]()
   private val locations = new ConcurrentHashMap[(UUID, Long), String]()
 
   /**
-   * The target of operator `operatorId` (the window function `operator`, which writes the columns `written`)
-   * in the micro-batch `execution` plans; None outside a running query and without a table.
+   * The target of operator `operatorId` (the window function `operator`, which writes the columns
+   * `written`) in the micro-batch `execution` plans; None outside a running query and without a table.
    */
   def target(session: SparkSession, execution: Option[IncrementalExecution], operator: String,
       operatorId: Option[Long], written: Seq[LateRowsColumns.Written]): Option[LateRowsTarget] = for {
     ie <- execution
     id <- operatorId
     query <- StreamingQueryContext.currentQuery(session)
+    checkpoint = query.resolvedCheckpointRoot
     named = LateRowsTable.named(session)
-    // Every operator's input must fit the table; the first one planned creates it.
-    location = named.map { table =>
-      val schema = LateRowsColumns.schema(LateRowsTable.show(table), operator, written)
-      locations.computeIfAbsent((ie.runId, id), _ => LateRowsTable.ensure(session, table, schema, operator))
-    }
-    record <- runs.computeIfAbsent(ie.runId, _ => {
-      val checkpoint = query.resolvedCheckpointRoot
-      val record = LateRowsRecord.check(session, checkpoint, named.map(LateRowsTable.show), location.get,
-        ie.currentBatchId)
+    before = recorded.computeIfAbsent(ie.runId, _ => LateRowsRecord.checked(session, checkpoint, named.map(LateRowsTable.show)))
+    table <- named
+  } yield {
+    // Every operator's input must fit the table; the first one planned creates it (where the
+    // checkpoint recorded it, if its catalog lost it: a new application's in-memory catalog).
+    val location = locations.computeIfAbsent((ie.runId, id), _ => LateRowsTable.ensure(session, table,
+      LateRowsColumns.schema(LateRowsTable.show(table), operator, written), operator, before.map(_.location), checkpoint))
+    val record = runs.computeIfAbsent(ie.runId, _ => {
+      // A table new to the query, or one created again since: its log starts with this micro-batch.
+      val r = before.filter(_.location == location)
+        .getOrElse(LateRowsRecord(LateRowsTable.show(table), location, ie.currentBatchId))
       // Claimed before it is recorded: a table the query cannot write is no table of its checkpoint.
-      for (r <- record; table <- named) {
-        val log = LateRowsTable.claim(session, table, r.location, checkpoint)
-        LateRowsRecord.write(session, checkpoint, r)
-        LateRowsPublisher.watch(query, log, r.firstBatch)
-      }
-      record
+      val log = LateRowsTable.claim(session, table, location, checkpoint)
+      LateRowsRecord.write(session, checkpoint, r)
+      LateRowsPublisher.watch(query, log, r.firstBatch)
+      r
     })
-  } yield LateRowsTarget(record.table, record.location, record.firstBatch, operator, id)
+    LateRowsTarget(record.table, record.location, record.firstBatch, operator, id)
+  }
 }
