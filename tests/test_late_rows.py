@@ -383,3 +383,28 @@ def test_killed_anywhere_every_late_row_is_written_once(spark, tmp_path):
     assert len(emitted) == len(set(emitted))
     kept = [e[ID] for f in files for e in f if e[KEY] != FLUSH_KEY]
     assert sorted(emitted + ids) == sorted(kept)
+
+
+def test_a_table_dropped_between_runs_starts_again(spark, tmp_path, database):
+    """A late-rows table dropped while the query is stopped is created again when it restarts,
+    with the late rows from its first micro-batch on."""
+    stream = generate_stream(38, 3 * SEC, cases=6)
+    h = restart_point(stream)
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "chk")
+    table = f"{database}.late_rows"
+    runs = []
+    with session_conf(spark, LATE_CONF, table):
+        write_files(source, stream.files[:h])
+        runs.append(run_query(spark, source, checkpoint, sliding_query("3 seconds"), "append"))
+        spark.sql(f"DROP TABLE {table}")
+        write_files(source, stream.files[h:], first=h)
+        runs.append(run_query(spark, source, checkpoint, sliding_query("3 seconds"), "append"))
+    plan = batch_plan(stream, runs)
+    second = min(p["batchId"] for p in runs[1].progress)
+    late = stream.late(plan)
+    after = {e[ID] for b, batch in enumerate(plan) if b >= second
+             for f in stream.files[batch.files_before:batch.files_through] for e in f} & late
+    ids = sorted(r.id for r in table_rows(spark, table))
+    assert ids == sorted(after) and after, (ids, sorted(after))
+    record = json.loads(open(os.path.join(checkpoint, "_sliding_window_agg", "late-rows")).read())
+    assert record["firstBatch"] == second

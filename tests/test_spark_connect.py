@@ -130,6 +130,8 @@ def run_client(url: str, functions: list) -> dict:
             results["trailing"] = json.loads(line[len("TRAILING "):])
         if line.startswith("TRAILING_STREAM "):
             results["trailing_stream"] = json.loads(line[len("TRAILING_STREAM "):])
+        if line.startswith("LATE_ROWS "):
+            results["late_rows"] = json.loads(line[len("LATE_ROWS "):])
         if line.startswith("ERROR "):
             r = json.loads(line[len("ERROR "):])
             results["errors"][r["query"]] = r
@@ -168,6 +170,12 @@ def test_connect_client_runs_trailing_windows_on_a_stream(server_results):
     watermark (brought by a row an hour later) passes it, with the batch query's values."""
     want = [["A", 1, "A"], ["B", 2, "AB"], ["C", 3, "ABC"], ["D", 2, "CD"], ["E", 2, "DE"]]
     assert server_results["trailing_stream"]["rows"] == want, server_results["trailing_stream"]
+
+
+def test_connect_client_gets_late_rows_in_the_table_sql_names(server_results):
+    """`SET spark.sql.slidingWindow.lateRows.table = ...` from a Connect client: the stream's late
+    row is in that table, which the client reads with SQL."""
+    assert server_results["late_rows"]["rows"] == [["L", "trailing_window", "watermark"]], server_results["late_rows"]
 
 
 @pytest.mark.parametrize("query,condition,sql_state", [

@@ -45,6 +45,7 @@ def main() -> None:
                                     "sql": [list(r) for r in sql.collect()]}), flush=True)
     print_trailing(spark, df, size)
     print_trailing_stream(spark, size)
+    print_late_rows(spark, size)
     print_errors(spark, df)
     spark.stop()
 
@@ -87,6 +88,37 @@ def print_trailing_stream(spark: SparkSession, size: str) -> None:
     query.awaitTermination(120)
     rows = spark.table("trailing_stream").orderBy("id").collect()
     print("TRAILING_STREAM", json.dumps({"rows": [list(r) for r in rows]}), flush=True)
+
+
+def print_late_rows(spark: SparkSession, size: str) -> None:
+    """The trailing windows stream with a late-rows table named by SQL's SET: a first file, a row
+    an hour later, another (the watermark for late rows is the micro-batch before's), then a row
+    from before the watermark, each file a micro-batch; the late row as the table holds it:
+    LATE_ROWS <json> {"rows": [[id, late_operator, late_reason], ...]}."""
+    import os
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="swa-connect-late-")
+    last = max(t for _, t in ROWS)
+    later = last + 3_600_000_000
+    for n, rows in enumerate([list(ROWS), [("Z", later)], [("Y", later)], [("L", last)]]):
+        path = os.path.join(folder, f"{n}.json")
+        with open(path, "w") as f:
+            f.writelines(json.dumps({"id": i, "t": t}) + "\n" for i, t in rows)
+        os.utime(path, (1_600_000_000 + n, 1_600_000_000 + n))
+    spark.sql("SET spark.sql.slidingWindow.lateRows.table = connect_late_rows")
+    stream = (spark.readStream.schema("id string, t long").option("maxFilesPerTrigger", 1).json(folder)
+              .withColumn("ts", F.timestamp_micros("t")).withWatermark("ts", "0 seconds"))
+    w = swa.trailing_window([], "ts", size)
+    query = (stream.select("id", F.count("*").over(w).alias("n"))
+             .writeStream.format("memory").queryName("late_stream").outputMode("append")
+             .option("checkpointLocation", os.path.join(folder, "checkpoint"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination(120)
+    spark.sql("RESET spark.sql.slidingWindow.lateRows.table")
+    spark.sql("REFRESH TABLE connect_late_rows")
+    rows = spark.sql("SELECT id, late_operator, late_reason FROM connect_late_rows").collect()
+    print("LATE_ROWS", json.dumps({"rows": [list(r) for r in rows]}), flush=True)
 
 
 def print_errors(spark: SparkSession, df) -> None:

@@ -38,9 +38,16 @@ final class LateRowsLog private (session: SparkSession, val location: Path, val 
   private val published = new FileStreamSinkLog(FileStreamSinkLog.VERSION, session,
     new Path(location, LateRowsLog.metadataDir).toString, None)
 
+  private var tidied = false
+
   /** Publishes the micro-batches from the next unpublished one to `upTo` that `committed`, in order. */
   def publish(firstBatch: Long, upTo: Long, committed: Long => Boolean): Unit = synchronized {
     var batch = published.getLatestBatchId().map(_ + 1 + firstBatch).getOrElse(firstBatch)
+    if (!tidied) {
+      // A driver killed between an entry and the removal of its markers left them.
+      if (batch > firstBatch) fs.delete(LateRowsLog.stagingOf(location, batch - 1), true)
+      tidied = true
+    }
     while (batch <= upTo && committed(batch)) {
       publishOne(firstBatch, batch)
       batch += 1

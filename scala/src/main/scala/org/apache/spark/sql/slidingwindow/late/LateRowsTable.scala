@@ -60,7 +60,7 @@ object LateRowsTable {
     val catalog = session.sessionState.catalog
     val name = show(table)
     if (!catalog.tableExists(table)) {
-      val ours = recorded.filter(location => writerOf(session, location).contains(checkpoint))
+      val ours = recorded.filter(writtenBy(session, _, checkpoint))
       val definition = CatalogTable(identifier = table, tableType = CatalogTableType.MANAGED,
         storage = CatalogStorageFormat.empty, schema = schema, provider = Some("parquet"))
       catalog.createTable(ours.map(location => definition.copy(tableType = CatalogTableType.EXTERNAL,
@@ -82,11 +82,11 @@ object LateRowsTable {
     t.location.toString
   }
 
-  /** The checkpoint of the query that writes the table at `location`, if one does. */
-  private def writerOf(session: SparkSession, location: String): Option[String] = {
+  /** Whether the table at `location` says the query whose checkpoint is `checkpoint` writes it. */
+  def writtenBy(session: SparkSession, location: String, checkpoint: String): Boolean = {
     val writer = new Path(new Path(new Path(location), LateRowsLog.stagingDir), writerFile)
-    try CheckpointFiles.read(writer.getFileSystem(session.sessionState.newHadoopConf()), writer).map(_.trim)
-    catch { case _: IOException => None }
+    try CheckpointFiles.read(writer.getFileSystem(session.sessionState.newHadoopConf()), writer).exists(_.trim == checkpoint)
+    catch { case _: IOException => false }
   }
 
   /**

@@ -41,8 +41,9 @@ object LateRowsPlan {
     val location = locations.computeIfAbsent((ie.runId, id), _ => LateRowsTable.ensure(session, table,
       LateRowsColumns.schema(LateRowsTable.show(table), operator, written), operator, before.map(_.location), checkpoint))
     val record = runs.computeIfAbsent(ie.runId, _ => {
-      // A table new to the query, or one created again since: its log starts with this micro-batch.
-      val r = before.filter(_.location == location)
+      // A table new to the query, or one created again since (its files, the writer's among them,
+      // went with the table dropped): its log starts with this micro-batch.
+      val r = before.filter(r => r.location == location && LateRowsTable.writtenBy(session, location, checkpoint))
         .getOrElse(LateRowsRecord(LateRowsTable.show(table), location, ie.currentBatchId))
       // Claimed before it is recorded: a table the query cannot write is no table of its checkpoint.
       val log = LateRowsTable.claim(session, table, location, checkpoint)
