@@ -26,6 +26,7 @@ PAGES = [
     ("streaming_restart.py", "streaming.md"),
     ("kafka_migration.py", "kafka-migration.md"),
     ("batch_windows.py", "batch-windows.md"),
+    ("late_rows.py", "streaming.md"),
 ]
 
 
@@ -60,7 +61,15 @@ def printed(action) -> list:
 
 
 def printed_by(spark, script: str, work: str) -> list:
-    return printed(lambda: load(script).run_example(spark, work))
+    if script != "late_rows.py":
+        return printed(lambda: load(script).run_example(spark, work))
+    # Its late-rows table in a database of the test's own (the test workers share a warehouse).
+    database = f"late_rows_example_{os.getpid()}"
+    spark.sql(f"CREATE DATABASE {database} LOCATION '{work}/database'")
+    try:
+        return printed(lambda: load(script).run_example(spark, work, table=f"{database}.late_rows"))
+    finally:
+        spark.sql(f"DROP DATABASE {database} CASCADE")
 
 
 @pytest.mark.parametrize("script,page", PAGES)
