@@ -52,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional
 
@@ -87,18 +88,19 @@ def source(spark: SparkSession, args) -> DataFrame:
 
 def measure(spark: SparkSession, args, name: str, window_seconds: float,
             build: Callable[[DataFrame], DataFrame], conf: Optional[Dict[str, str]] = None,
-            mode: str = "append", profile: bool = False) -> Dict:
-    """Runs one configuration; `conf` is set on the session while it runs (a new query, with a
-    new checkpoint, gets new state store providers, which read it). With `profile`, a JFR
-    recording of the driver JVM (local mode: the executors too) covers as many micro-batches
-    again, after the measured ones."""
+            mode: str = "append", profile: bool = False,
+            stream: Callable[[SparkSession, object], DataFrame] = None) -> Dict:
+    """Runs one configuration over `stream` (`source` by default); `conf` is set on the session
+    while it runs (a new query, with a new checkpoint, gets new state store providers, which read
+    it). With `profile`, a JFR recording of the driver JVM (local mode: the executors too) covers
+    as many micro-batches again, after the measured ones."""
     # Full windows: the watermark is past window + delay from the first row on.
     fill = int((window_seconds + args.delay) / args.advance) + 2
     measured = measured_batches(args, window_seconds)
     checkpoint = tempfile.mkdtemp(prefix="swa-bench-")
     for k, v in (conf or {}).items():
         spark.conf.set(k, v)
-    query = (build(source(spark, args)).writeStream.format("noop").outputMode(mode)
+    query = (build((stream or source)(spark, args)).writeStream.format("noop").outputMode(mode)
              .option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds").start())
     recording = None
     try:
@@ -129,11 +131,17 @@ def measure(spark: SparkSession, args, name: str, window_seconds: float,
     ms = [p["durationMs"]["triggerExecution"] for p in steady]
     ops = [p["stateOperators"][0] for p in steady]
     rows = sum(p["numInputRows"] for p in steady)
+    starts = [datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")) for p in steady]
     return {
         "name": name,
         "mode": mode,
         "batches": len(steady),
         "rows_per_s": rows / (sum(ms) / 1000),
+        # Over wall-clock time, from the first measured micro-batch's start to the last one's: what
+        # Spark does for a micro-batch after its `triggerExecution` (its progress) counts too.
+        "wall_rows_per_s": sum(p["numInputRows"] for p in steady[:-1]) / (starts[-1] - starts[0]).total_seconds(),
+        "dropped": statistics.mean(o["numRowsDroppedByWatermark"] for o in ops),
+        "late_rows_written": statistics.mean(o.get("customMetrics", {}).get("numLateRowsWritten", 0) for o in ops),
         "ms_median": statistics.median(ms),
         # Each measured micro-batch in order: a cycle is not flat (the groups of a large window,
         # all in step, flip their queues in the same micro-batches: docs/performance.md).

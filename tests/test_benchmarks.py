@@ -185,3 +185,19 @@ def test_trailing_csv_benchmark_runs_each_query_on_the_csv_stream(tmp_path):
         "shuffle only": dict(rows_per_s=1000.0, low=1000, high=1000, rows=900, batches=4)})
     assert ("| trailing windows 1 min, 2 min (one operator) | 3,000 | 1,500 | 600 | 400 | 30 | 40 | 45 | 42 | 40.0 "
             "| 15.5 |") in with_phases
+
+
+def test_late_rows_benchmark_runs_each_query_with_and_without_the_table(tmp_path):
+    """The stream with one row in ten late, through both operators, with and without a late-rows
+    table (the benchmark checks that every late row was written where there is one)."""
+    report = tmp_path / "late_rows.md"
+    out = run_benchmark("benchmarks.late_rows", "--groups", "20", "--rows-per-batch", "400", "--advance", "4",
+                        "--measured", "2", "--partitions", "2", "--report", str(report))
+    for name in ("sliding_window, without the table", "sliding_window, with the table",
+                 "trailing windows, without the table", "trailing windows, with the table"):
+        assert f"{name}: " in out, out
+    text = report.read_text()
+    assert "400 rows per micro-batch (10% of them late)" in text, text
+    for kind in ("sliding_window", "trailing windows"):
+        cells = next(line for line in text.splitlines() if line.startswith(f"| {kind} |")).split("|")[1:-1]
+        assert re.fullmatch(r" [\d.]+x ", cells[3]) and cells[4].strip() == "40", cells

@@ -112,19 +112,27 @@ def test_trailing_windows_emitted_and_late_rows_account_for_every_row(spark, tmp
     assert sorted(emitted + [r.id for r in rows]) == sorted(kept)
 
 
-def test_restart_goes_on_with_the_table_and_a_stream_reads_it(spark, tmp_path, database):
-    """A query restarted from its checkpoint writes to the table it started with: every late row
-    once over both runs; its plan names the table; a second query reads the table as a stream."""
-    stream = generate_stream(33, 3 * SEC, cases=6)
+def run_in_two(spark, tmp_path, seed: int, table: str, between=lambda: None):
+    """A random stream of the sliding harness run in two runs of one query, with `table` for its
+    late rows; `between` runs between them. Returns the stream, the runs and the checkpoint."""
+    stream = generate_stream(seed, 3 * SEC, cases=6)
     h = restart_point(stream)
     source, checkpoint = str(tmp_path / "in"), str(tmp_path / "chk")
-    table = f"{database}.late_rows"
     runs = []
     with session_conf(spark, LATE_CONF, table):
         write_files(source, stream.files[:h])
         runs.append(run_query(spark, source, checkpoint, sliding_query("3 seconds"), "append"))
+        between()
         write_files(source, stream.files[h:], first=h)
         runs.append(run_query(spark, source, checkpoint, sliding_query("3 seconds"), "append"))
+    return stream, runs, checkpoint
+
+
+def test_restart_goes_on_with_the_table_and_a_stream_reads_it(spark, tmp_path, database):
+    """A query restarted from its checkpoint writes to the table it started with: every late row
+    once over both runs; its plan names the table; a second query reads the table as a stream."""
+    table = f"{database}.late_rows"
+    stream, runs, checkpoint = run_in_two(spark, tmp_path, 33, table)
     sh.check_append(stream, runs)
     rows = table_rows(spark, table)
     check_late_rows(stream, runs, rows, "sliding_window", sh.OPERATOR)
@@ -323,6 +331,53 @@ def batches_of(checkpoint: str) -> list:
     return found
 
 
+def late_of_batches(files, checkpoint: str) -> set:
+    """The ids of the rows late in the micro-batches the checkpoint's logs say ran: a row of
+    file i, read by micro-batch b, is late when its time is at or before the watermark of
+    micro-batch b - 1."""
+    batches = batches_of(checkpoint)
+    assert committed_batches(checkpoint) == set(range(len(batches)))
+    late = set()
+    for b, (index, _) in enumerate(batches):
+        if index is not None and b > 0:
+            late |= {e[ID] for e in files[index] if e[TIME] <= batches[b - 1][1] * MS}
+    return late
+
+
+def assert_written_once(spark, warehouse: str, late: set) -> list:
+    """The table at `warehouse`'s late_rows holds the rows `late` once each, all published."""
+    ids = [r.id for r in spark.read.parquet(os.path.join(warehouse, "late_rows")).collect()]
+    assert len(ids) == len(set(ids)), f"late rows written twice: {sorted(i for i in set(ids) if ids.count(i) > 1)}"
+    assert set(ids) == late, f"missing {sorted(late - set(ids))[:5]}, unexpected {sorted(set(ids) - late)[:5]}"
+    assert len(late) > 5
+    staged = os.listdir(os.path.join(warehouse, "late_rows", "_late_rows"))
+    assert [s for s in staged if not s.startswith(".")] == ["writer"], staged
+    return ids
+
+
+def child_files():
+    """The trailing harness's stream, its files halved: more micro-batches for kills to land in."""
+    stream = th.generate(43, cases=8)
+    return [part for f in stream.files[:-1] for part in (f[: len(f) // 2], f[len(f) // 2:]) if part] + stream.files[-1:]
+
+
+@pytest.mark.slow
+def test_tasks_that_fail_after_writing_write_each_late_row_once(tmp_path, spark):
+    """Every task of every micro-batch fails once after the operator wrote its late rows and
+    committed its state; the retries write them again under the same names: each row once."""
+    import subprocess
+    import sys
+
+    files = child_files()
+    source, checkpoint, warehouse = str(tmp_path / "in"), str(tmp_path / "chk"), str(tmp_path / "warehouse")
+    write_files(source, files)
+    result = subprocess.run([sys.executable, CHILD, source, checkpoint, warehouse, str(tmp_path / "out"),
+                             "--fail-once"], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "the first attempt of every task fails" in result.stderr
+    assert_written_once(spark, warehouse, late_of_batches(files, checkpoint))
+
+
 @pytest.mark.slow
 def test_killed_anywhere_every_late_row_is_written_once(spark, tmp_path):
     """A child process runs a trailing windows query with a late-rows table and is killed with
@@ -337,10 +392,7 @@ def test_killed_anywhere_every_late_row_is_written_once(spark, tmp_path):
     import sys
     import time
 
-    stream = th.generate(43, cases=8)
-    files = [f for f in stream.files[:-1]]
-    # More micro-batches than the harness's few, for the kills to land in.
-    files = [part for f in files for part in (f[: len(f) // 2], f[len(f) // 2:]) if part] + stream.files[-1:]
+    files = child_files()
     source, checkpoint = str(tmp_path / "in"), str(tmp_path / "chk")
     warehouse, output = str(tmp_path / "warehouse"), str(tmp_path / "out")
     write_files(source, files)
@@ -364,21 +416,7 @@ def test_killed_anywhere_every_late_row_is_written_once(spark, tmp_path):
         break
     assert kills >= 2, "the child ran to its end before it could be killed twice"
 
-    batches = batches_of(checkpoint)
-    assert committed_batches(checkpoint) == set(range(len(batches)))
-    late = set()
-    for b, (index, _) in enumerate(batches):
-        if index is not None and b > 0:
-            late |= {e[ID] for e in files[index] if e[TIME] <= batches[b - 1][1] * MS}
-    table = spark.read.parquet(os.path.join(warehouse, "late_rows"))
-    rows = table.collect()
-    ids = [r.id for r in rows]
-    assert len(ids) == len(set(ids)), f"late rows written twice: {sorted(i for i in set(ids) if ids.count(i) > 1)}"
-    assert set(ids) == late, f"missing {sorted(late - set(ids))[:5]}, unexpected {sorted(set(ids) - late)[:5]}"
-    assert len(late) > 5
-    # Every micro-batch published (nothing left staged), and nothing unlisted read.
-    staged = os.listdir(os.path.join(warehouse, "late_rows", "_late_rows"))
-    assert [s for s in staged if not s.startswith(".")] == ["writer"], staged
+    ids = assert_written_once(spark, warehouse, late_of_batches(files, checkpoint))
     emitted = [r.id for r in spark.read.parquet(output).collect()]
     assert len(emitted) == len(set(emitted))
     kept = [e[ID] for f in files for e in f if e[KEY] != FLUSH_KEY]
@@ -388,17 +426,8 @@ def test_killed_anywhere_every_late_row_is_written_once(spark, tmp_path):
 def test_a_table_dropped_between_runs_starts_again(spark, tmp_path, database):
     """A late-rows table dropped while the query is stopped is created again when it restarts,
     with the late rows from its first micro-batch on."""
-    stream = generate_stream(38, 3 * SEC, cases=6)
-    h = restart_point(stream)
-    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "chk")
     table = f"{database}.late_rows"
-    runs = []
-    with session_conf(spark, LATE_CONF, table):
-        write_files(source, stream.files[:h])
-        runs.append(run_query(spark, source, checkpoint, sliding_query("3 seconds"), "append"))
-        spark.sql(f"DROP TABLE {table}")
-        write_files(source, stream.files[h:], first=h)
-        runs.append(run_query(spark, source, checkpoint, sliding_query("3 seconds"), "append"))
+    stream, runs, checkpoint = run_in_two(spark, tmp_path, 38, table, between=lambda: spark.sql(f"DROP TABLE {table}"))
     plan = batch_plan(stream, runs)
     second = min(p["batchId"] for p in runs[1].progress)
     late = stream.late(plan)

@@ -1,13 +1,17 @@
 """A streaming trailing windows query with a late-rows table, run in its own process so that a
 test can kill it (tests/test_late_rows.py).
 
-Usage: python late_rows_child.py SOURCE CHECKPOINT WAREHOUSE OUTPUT
+Usage: python late_rows_child.py SOURCE CHECKPOINT WAREHOUSE OUTPUT [--fail-once]
 
 The trailing harness's query (trailing_harness.trailing_query) over the files of SOURCE
 (streaming_harness.write_files), run `availableNow` in append mode into a Parquet file sink at
 OUTPUT (exactly once, by its own log), with `spark.sql.slidingWindow.lateRows.table` naming
 `late_rows` of a warehouse at WAREHOUSE. The session's in-memory catalog starts empty in every
 process: the table is the one the checkpoint records.
+
+With --fail-once, Spark retries a failed task once (master `local[2,2]`), and the sink is a
+foreachBatch that reads each micro-batch's rows and then fails the first attempt of every task,
+after the operator has written its late rows and committed its state: the retry writes them again.
 """
 import sys
 
@@ -21,7 +25,8 @@ def main() -> None:
     from trailing_harness import trailing_query
 
     source, checkpoint, warehouse, output = sys.argv[1:5]
-    spark = (swa.configure(SparkSession.builder.master("local[2]"))
+    fail_once = "--fail-once" in sys.argv[5:]
+    spark = (swa.configure(SparkSession.builder.master("local[2,2]" if fail_once else "local[2]"))
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "3")
              .config("spark.sql.warehouse.dir", warehouse)
@@ -29,9 +34,20 @@ def main() -> None:
              .config(VERIFY_ROW_COUNT_CONF, "true")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
-    query = (trailing_query(read_stream(spark, source)).writeStream.outputMode("append").format("parquet")
-             .option("path", output).option("checkpointLocation", checkpoint)
-             .trigger(availableNow=True).start())
+    writer = trailing_query(read_stream(spark, source)).writeStream.outputMode("append")
+    if fail_once:
+        def consume_then_fail_once(rows):
+            from pyspark import TaskContext
+
+            n = sum(1 for _ in rows)  # the operator's output read to its end: its task completes
+            if TaskContext.get().attemptNumber() == 0:
+                raise RuntimeError("the first attempt of every task fails after its input")
+            yield n
+
+        writer = writer.foreachBatch(lambda df, _: df.rdd.mapPartitions(consume_then_fail_once).sum())
+    else:
+        writer = writer.format("parquet").option("path", output)
+    query = writer.option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
     query.awaitTermination()
     spark.stop()
 

@@ -121,7 +121,7 @@ case class StreamingTrailingWindowExec(
     val earliestDue = earliestDueReport
     // Where the late rows go: counted, and written to the query's late-rows table if it has one.
     val numLateWritten = longMetric("numLateRowsWritten")
-    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, _, batchId,
+    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, getStateInfo.queryRunId, _, batchId,
       LateRowsColumns.written(child.output, Some(orderSpec.head.child -> timeName))))
     val inputTypes = child.output.map(_.dataType)
     val sparkLate = idleClock.map(_.sparkLateMs * 1000).getOrElse(late)

@@ -128,7 +128,7 @@ case class StreamingWindowedAggregateExec(
     val earliestVisit = earliestDueReport
     // Where the late rows go: counted, and written to the query's late-rows table if it has one.
     val numLateWritten = longMetric("numLateRowsWritten")
-    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, _, getStateInfo.storeVersion,
+    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, getStateInfo.queryRunId, _, getStateInfo.storeVersion,
       LateRowsColumns.written(inputAttributes)))
     val inputTypes = inputAttributes.map(_.dataType)
     val sparkLate = idleClock.map(_.sparkLateMs * 1000).orElse(late).getOrElse(Long.MinValue)

@@ -15,7 +15,7 @@ import org.apache.spark.sql.execution.datasources.OutputWriter
  * `_late_rows/<batch id>/` ([[LateRowsLog]]). A task that fails removes its temporary file.
  */
 final class LateRowsFile(output: LateRowsOutput, partition: Int, attempt: Int) {
-  private val conf = output.conf.value.value
+  private val conf = output.writer.conf.value.value
   private val location = new Path(output.target.location)
   private val fs = location.getFileSystem(conf)
   private var writer: OutputWriter = _
@@ -31,11 +31,11 @@ final class LateRowsFile(output: LateRowsOutput, partition: Int, attempt: Int) {
 
   private def open(): Unit = {
     val context = new TaskAttemptContextImpl(conf, new TaskAttemptID(
-      new TaskID(output.jobTrackerId, output.target.operatorId.toInt, TaskType.MAP, partition), attempt))
+      new TaskID(output.writer.jobTrackerId, output.target.operatorId.toInt, TaskType.MAP, partition), attempt))
     name = f"late-${output.batchId}%05d-${output.target.operatorId}%d-$partition%05d" +
-      output.factory.getFileExtension(context)
+      output.writer.factory.getFileExtension(context)
     temporary = new Path(LateRowsLog.stagingOf(location, output.batchId), s".$name.$attempt.tmp")
-    writer = output.factory.newInstance(temporary.toString, output.schema, context)
+    writer = output.writer.factory.newInstance(temporary.toString, output.schema, context)
     Option(TaskContext.get()).foreach(_.addTaskFailureListener((_, _) => abort()))
   }
 

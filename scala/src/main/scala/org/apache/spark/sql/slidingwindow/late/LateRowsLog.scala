@@ -3,11 +3,11 @@ package org.apache.spark.sql.slidingwindow.late
 import java.util.concurrent.ConcurrentHashMap
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
-import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{FileStreamSinkLog, SinkFileStatus}
+import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{FileStreamSinkLog, FileSystemBasedCheckpointFileManager, SinkFileStatus}
 
 /**
  * A late-rows table's files and the protocol that makes each late row appear once, after its
@@ -33,16 +33,18 @@ import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{FileS
  */
 final class LateRowsLog private (session: SparkSession, val location: Path, val hadoopConf: Configuration) extends Logging {
   private val fs: FileSystem = location.getFileSystem(hadoopConf)
-  private val staging = new Path(location, LateRowsLog.stagingDir)
   // Creates `_spark_metadata` if it is missing: from then on, readers read the table by its log.
-  private val published = new FileStreamSinkLog(FileStreamSinkLog.VERSION, session,
+  private val published = new FileStreamSinkLog(FileStreamSinkLog.VERSION, LateRowsLog.writing(session, fs),
     new Path(location, LateRowsLog.metadataDir).toString, None)
 
   private var tidied = false
+  // The log's latest entry, read once: this instance is the table's only writer.
+  private var latest: Option[Option[Long]] = None
 
   /** Publishes the micro-batches from the next unpublished one to `upTo` that `committed`, in order. */
   def publish(firstBatch: Long, upTo: Long, committed: Long => Boolean): Unit = synchronized {
-    var batch = published.getLatestBatchId().map(_ + 1 + firstBatch).getOrElse(firstBatch)
+    if (latest.isEmpty) latest = Some(published.getLatestBatchId())
+    var batch = latest.get.map(_ + 1 + firstBatch).getOrElse(firstBatch)
     if (!tidied) {
       // A driver killed between an entry and the removal of its markers left them.
       if (batch > firstBatch) fs.delete(LateRowsLog.stagingOf(location, batch - 1), true)
@@ -63,6 +65,7 @@ final class LateRowsLog private (session: SparkSession, val location: Path, val 
     if (published.add(batch - firstBatch, files)) {
       logInfo(s"Late-rows table at $location: published micro-batch $batch (${files.length} files)")
     }
+    latest = Some(Some(batch - firstBatch))
     fs.delete(dir, true)
   }
 
@@ -71,11 +74,6 @@ final class LateRowsLog private (session: SparkSession, val location: Path, val 
     fs.delete(LateRowsLog.stagingOf(location, batch), true)
   }
 
-  /** Whether micro-batch `batch` was published. */
-  def isPublished(firstBatch: Long, batch: Long): Boolean =
-    published.getLatestBatchId().exists(_ >= batch - firstBatch)
-
-  def stagingExists: Boolean = fs.exists(staging)
 }
 
 object LateRowsLog {
@@ -85,6 +83,24 @@ object LateRowsLog {
   val stagingDir = "_late_rows"
 
   def stagingOf(location: Path, batch: Long): Path = new Path(new Path(location, stagingDir), batch.toString)
+
+  /**
+   * The session the log is written with: on the local file system, one whose log entries are
+   * written through Hadoop's FileSystem (a file renamed into place, as Spark writes them where
+   * its FileContext is not available) and without checksum files. Where Hadoop has no native
+   * library, each file the local file system creates costs a `chmod` process, and its checksum
+   * another: an entry took 35 ms, and 5 ms so, on the stream thread, between micro-batches.
+   */
+  private def writing(session: SparkSession, fs: FileSystem): SparkSession = fs match {
+    case _: LocalFileSystem =>
+      val local = session.cloneSession()
+      // Spark's (internal) setting of the class its metadata logs are written with.
+      local.conf.set("spark.sql.streaming.checkpointFileManagerClass", classOf[FileSystemBasedCheckpointFileManager].getName)
+      local.conf.set("fs.file.impl", classOf[RawLocalFileSystem].getName)
+      local.conf.set("fs.file.impl.disable.cache", "true")
+      local
+    case _ => session
+  }
 
   /** A temporary file (a write in progress) or a checksum, not a marker. */
   def hidden(name: String): Boolean = name.startsWith(".") || name.startsWith("_")

@@ -1,6 +1,9 @@
 package org.apache.spark.sql.slidingwindow.late
 
 import java.util.{Date, UUID}
+import java.util.concurrent.ConcurrentHashMap
+
+import org.apache.hadoop.fs.{LocalFileSystem, Path, RawLocalFileSystem}
 
 import org.apache.hadoop.mapreduce.Job
 
@@ -14,22 +17,43 @@ import org.apache.spark.util.SerializableConfiguration
 
 /**
  * What the tasks of one micro-batch of an operator need to write its late rows
- * ([[LateRowsFile]]), prepared on the driver when the micro-batch runs ([[prepare]]): the
- * Parquet writer of the table's schema, with the session's Parquet settings, as Spark's own
- * file writes prepare it.
+ * ([[LateRowsFile]]), prepared on the driver when the micro-batch runs ([[prepare]]).
  *
  * @param columns the input columns written, as ordinals of the operator's input
+ * @param writer  the Parquet writer of the table's schema, the same for every micro-batch of a run
  */
 final case class LateRowsOutput(
     target: LateRowsTarget,
     batchId: Long,
     schema: StructType,
     columns: Seq[Int],
-    factory: OutputWriterFactory,
-    conf: Broadcast[SerializableConfiguration],
-    jobTrackerId: String)
+    writer: LateRowsOutput.Writer)
 
 object LateRowsOutput {
+  /**
+   * The Parquet writer of a run's late rows, with the session's Parquet settings, as Spark's own
+   * file writes prepare it: its factory, and the Hadoop configuration its tasks write with
+   * (broadcast once per run). On the local file system, without checksum files: a file the
+   * local file system creates costs a `chmod` process where Hadoop has no native library, and
+   * a checksum file another.
+   */
+  final case class Writer(factory: OutputWriterFactory, conf: Broadcast[SerializableConfiguration], jobTrackerId: String)
+
+  private val writers = new ConcurrentHashMap[(UUID, Long), Writer]()
+
+  private def writer(session: SparkSession, runId: UUID, target: LateRowsTarget, schema: StructType): Writer =
+    writers.computeIfAbsent((runId, target.operatorId), _ => {
+      val job = Job.getInstance(session.sessionState.newHadoopConf())
+      val factory = new ParquetFileFormat().prepareWrite(session, job, Map.empty, schema)
+      val conf = job.getConfiguration
+      if (new Path(target.location).getFileSystem(conf).isInstanceOf[LocalFileSystem]) {
+        conf.set("fs.file.impl", classOf[RawLocalFileSystem].getName)
+        conf.setBoolean("fs.file.impl.disable.cache", true)
+      }
+      Writer(factory, session.sparkContext.broadcast(new SerializableConfiguration(conf)),
+        new java.text.SimpleDateFormat("yyyyMMddHHmmss", java.util.Locale.US).format(new Date))
+    })
+
   /**
    * The late rows of the task running now: written to `output`'s table if there is one.
    *
@@ -46,21 +70,16 @@ object LateRowsOutput {
   }
 
   /**
-   * Prepares micro-batch `batchId`: publishes those before it (all committed: Spark runs a
-   * micro-batch once the one before has), removes what an earlier attempt of this one left
-   * ([[LateRowsLog]]), and prepares its writer.
+   * Prepares micro-batch `batchId` of run `runId`: publishes those before it (all committed:
+   * Spark runs a micro-batch once the one before has), removes what an earlier attempt of this
+   * one left ([[LateRowsLog]]), and gives its tasks the run's writer.
    */
-  def prepare(session: SparkSession, target: LateRowsTarget, batchId: Long,
+  def prepare(session: SparkSession, runId: UUID, target: LateRowsTarget, batchId: Long,
       written: Seq[LateRowsColumns.Written]): LateRowsOutput = {
     val log = LateRowsLog(session, target.location)
     log.publish(target.firstBatch, batchId - 1, _ => true)
     log.clear(batchId)
     val schema = LateRowsColumns.schema(target.table, target.operator, written)
-    val job = Job.getInstance(session.sessionState.newHadoopConf())
-    val factory = new ParquetFileFormat().prepareWrite(session, job, Map.empty, schema)
-    val conf = session.sparkContext.broadcast(new SerializableConfiguration(job.getConfiguration))
-    LateRowsOutput(target, batchId, schema, written.map(_.ordinal), factory, conf,
-      new java.text.SimpleDateFormat("yyyyMMddHHmmss", java.util.Locale.US).format(new Date) +
-        UUID.randomUUID().toString.take(4))
+    LateRowsOutput(target, batchId, schema, written.map(_.ordinal), writer(session, runId, target, schema))
   }
 }

@@ -52,7 +52,17 @@ class WindowErrorsSuite {
     "trailingOutputMode" -> (() => WindowErrors.trailingOutputMode("count(1) OVER (10 minutes) AS `n_10m`", "Update")),
     "trailingOnTimestampNtz" -> (() => WindowErrors.trailingOnTimestampNtz("count(1) OVER (10 minutes) AS `n_10m`", "ts")),
     "trailingWithoutWatermark" ->
-      (() => WindowErrors.trailingWithoutWatermark("count(1) OVER (10 minutes) AS `n_10m`", "ts", Seq("other"))))
+      (() => WindowErrors.trailingWithoutWatermark("count(1) OVER (10 minutes) AS `n_10m`", "ts", Seq("other"))),
+    "lateRowsColumnClash" -> (() => WindowErrors.lateRowsColumnClash("spark_catalog.default.late_rows",
+      "sliding_window", Seq("k", "late_reason"), "`late_reason` is named twice")),
+    "lateRowsTableInUse" -> (() => WindowErrors.lateRowsTableInUse("spark_catalog.default.late_rows", "file:/ck")),
+    "lateRowsTableNotWritable" -> (() => WindowErrors.lateRowsTableNotWritable("spark_catalog.default.late_rows",
+      "file:/data/late_rows", new java.io.IOException("Mkdirs failed"))),
+    "lateRowsSchemaMismatch" -> (() => WindowErrors.lateRowsSchemaMismatch("spark_catalog.default.late_rows",
+      "(x INT)", "sliding_window", "(k STRING, late_batch_id BIGINT)")),
+    "lateRowsTableUnsuitable" -> (() => WindowErrors.lateRowsTableUnsuitable("spark_catalog.default.late_rows", "is a view")),
+    "lateRowsSettingChanged" ->
+      (() => WindowErrors.lateRowsSettingChanged("spark_catalog.default.late_rows", "spark_catalog.default.other")))
 
   /** The exception of a factory, thrown (analysis errors) or returned (run-time errors). */
   private def raised(factory: () => Throwable): SparkThrowable = {

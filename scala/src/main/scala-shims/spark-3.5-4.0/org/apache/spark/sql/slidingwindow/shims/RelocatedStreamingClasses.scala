@@ -23,5 +23,6 @@ object RelocatedStreamingClasses {
   type FileStreamSinkLog = sinks.FileStreamSinkLog
   val FileStreamSinkLog: sinks.FileStreamSinkLog.type = sinks.FileStreamSinkLog
   type SinkFileStatus = sinks.SinkFileStatus
+  type FileSystemBasedCheckpointFileManager = runtime.FileSystemBasedCheckpointFileManager
   val SinkFileStatus: sinks.SinkFileStatus.type = sinks.SinkFileStatus
 }

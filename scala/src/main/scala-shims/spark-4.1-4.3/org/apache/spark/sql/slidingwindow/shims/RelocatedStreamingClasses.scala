@@ -3,6 +3,7 @@ package org.apache.spark.sql.slidingwindow.shims
 import org.apache.spark.sql.execution.streaming.operators.stateful
 import org.apache.spark.sql.execution.streaming.runtime
 import org.apache.spark.sql.execution.streaming.sinks
+import org.apache.spark.sql.execution.streaming.checkpointing
 
 /**
  * Spark's streaming classes the operator builds on, where Spark 4.1 and later keep them (4.1 moved them
@@ -23,5 +24,6 @@ object RelocatedStreamingClasses {
   type FileStreamSinkLog = sinks.FileStreamSinkLog
   val FileStreamSinkLog: sinks.FileStreamSinkLog.type = sinks.FileStreamSinkLog
   type SinkFileStatus = sinks.SinkFileStatus
+  type FileSystemBasedCheckpointFileManager = checkpointing.FileSystemBasedCheckpointFileManager
   val SinkFileStatus: sinks.SinkFileStatus.type = sinks.SinkFileStatus
 }

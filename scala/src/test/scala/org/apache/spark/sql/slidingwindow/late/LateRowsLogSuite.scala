@@ -1,0 +1,109 @@
+package org.apache.spark.sql.slidingwindow.late
+
+import java.nio.file.Files
+
+import org.apache.hadoop.fs.Path
+import org.junit.Assert._
+import org.junit.Test
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.slidingwindow.TestThrowables
+import org.apache.spark.sql.catalyst.expressions.AttributeReference
+import org.apache.spark.sql.slidingwindow.errors.WindowAnalysisException
+import org.apache.spark.sql.slidingwindow.harness.HarnessSpark
+import org.apache.spark.sql.slidingwindow.shims.ClassicSession
+import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.FileStreamSinkLog
+import org.apache.spark.sql.types.{LongType, StringType, TimestampType}
+
+/**
+ * The publication protocol of a late-rows table (docs/state-format.md, "Late-rows tables") on
+ * its files, without a query: data files and the markers tasks leave, published in order once
+ * their micro-batch has committed, each once; what a killed driver left; and the table's columns.
+ */
+class LateRowsLogSuite {
+  private def session: ClassicSession.SparkSession = {
+    HarnessSpark.start()
+    SparkSession.active.asInstanceOf[ClassicSession.SparkSession]
+  }
+
+  private def table(): Path = new Path(Files.createTempDirectory("late-rows-log").toUri.toString, "t")
+
+  /** What a task of micro-batch `batch` leaves once its file is complete: the file and its marker. */
+  private def taskWrote(location: Path, batch: Long, partition: Int): String = {
+    val name = f"late-$batch%05d-1000-$partition%05d.parquet"
+    val fs = location.getFileSystem(session.sessionState.newHadoopConf())
+    fs.create(new Path(location, name), true).close()
+    fs.create(new Path(LateRowsLog.stagingOf(location, batch), name), true).close()
+    name
+  }
+
+  /** The names of the data files of each entry of the table's log. */
+  private def entries(location: Path): Map[Long, Seq[String]] = {
+    val log = new FileStreamSinkLog(FileStreamSinkLog.VERSION, session, new Path(location, "_spark_metadata").toString, None)
+    log.getLatestBatchId().toSeq.flatMap(latest => (0L to latest).map { e =>
+      e -> log.get(e).get.map(s => new Path(s.path).getName).toSeq.sorted
+    }).toMap
+  }
+
+  @Test def committedMicroBatchesArePublishedInOrderEachOnce(): Unit = {
+    val location = table()
+    val log = LateRowsLog.open(session, location.toString)
+    val a = taskWrote(location, 3, 0)
+    val b = taskWrote(location, 3, 1)
+    val c = taskWrote(location, 5, 0)
+    // Micro-batches 3 and 4 committed (4 dropped no row), 5 not yet.
+    log.publish(firstBatch = 3, upTo = 5, committed = _ <= 4)
+    assertEquals(Map(0L -> Seq(a, b), 1L -> Seq()), entries(location))
+    val fs = location.getFileSystem(session.sessionState.newHadoopConf())
+    assertFalse(fs.exists(LateRowsLog.stagingOf(location, 3)))
+    assertTrue(fs.exists(LateRowsLog.stagingOf(location, 5)))
+    // Again, and from another instance (a restart): nothing twice; then 5 once it commits.
+    log.publish(3, 4, _ => true)
+    LateRowsLog.open(session, location.toString).publish(3, 5, _ => true)
+    assertEquals(Map(0L -> Seq(a, b), 1L -> Seq(), 2L -> Seq(c)), entries(location))
+  }
+
+  @Test def aMicroBatchRunAgainStartsFromNothing(): Unit = {
+    val location = table()
+    val log = LateRowsLog.open(session, location.toString)
+    taskWrote(location, 0, 0) // an attempt of micro-batch 0 that did not commit
+    log.clear(0)
+    val again = taskWrote(location, 0, 1)
+    log.publish(0, 0, _ => true)
+    assertEquals(Map(0L -> Seq(again)), entries(location))
+  }
+
+  @Test def markersAKilledDriverLeftAfterTheirEntryAreRemoved(): Unit = {
+    val location = table()
+    val name = taskWrote(location, 7, 0)
+    LateRowsLog.open(session, location.toString).publish(7, 7, _ => true)
+    // Killed between the entry and the markers' removal: they are back.
+    val fs = location.getFileSystem(session.sessionState.newHadoopConf())
+    fs.create(new Path(LateRowsLog.stagingOf(location, 7), name), true).close()
+    LateRowsLog.open(session, location.toString).publish(7, 8, _ => false)
+    assertFalse(fs.exists(LateRowsLog.stagingOf(location, 7)))
+    assertEquals(Map(0L -> Seq(name)), entries(location))
+  }
+
+  @Test def theColumnsAreTheInputsButSparksOwnThenWhy(): Unit = {
+    val k = AttributeReference("k", StringType)()
+    val v = AttributeReference("v", LongType)()
+    val w0 = AttributeReference("_w0", LongType)()
+    val w1 = AttributeReference("_w1", LongType)()
+    // Trailing windows ordered by _w0 = unix_micros(ts), without ts: the time is kept as ts.
+    val written = LateRowsColumns.written(Seq(k, w1, v, w0), Some(w0 -> "ts"))
+    assertEquals(Seq(0, 2, 3), written.map(_.ordinal))
+    val schema = LateRowsColumns.schema("t", "trailing_window", written)
+    assertEquals(Seq("k", "v", "ts", "late_batch_id", "late_watermark", "late_operator", "late_operator_id",
+      "late_reason"), schema.fieldNames.toSeq)
+    assertEquals(TimestampType, schema("ts").dataType)
+    // With ts in the input, _w0 is Spark's own only.
+    val ts = AttributeReference("TS", TimestampType)()
+    assertEquals(Seq(0, 1), LateRowsColumns.written(Seq(k, ts, w0), Some(w0 -> "ts")).map(_.ordinal))
+    val clash = AttributeReference("Late_Reason", StringType)()
+    val e = assertThrows(classOf[WindowAnalysisException],
+      () => LateRowsColumns.schema("t", "sliding_window", LateRowsColumns.written(Seq(k, clash))))
+    assertEquals("WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH", TestThrowables.condition(e))
+    assertTrue(e.getMessage, e.getMessage.contains("`late_reason` is named twice"))
+  }
+}
