@@ -11,7 +11,8 @@ an hour back: late, since the watermark trails the newest time by --delay second
 per second are over wall-clock time, from the start of its first measured micro-batch to the start
 of its last (`wall_rows_per_s`): a micro-batch's late rows are published once it has committed,
 after the time Spark reports as its `triggerExecution`. The queries take turns, --rounds times, each
-round starting with the next; each one's figures are those of its median round.
+round starting with the next, after --warmup rounds left out; each one's figures are those of
+its median round.
 """
 from __future__ import annotations
 
@@ -81,6 +82,7 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     p.add_argument("--delay", type=float, default=2, help="watermark delay, seconds")
     p.add_argument("--measured", type=int, default=10)
     p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--warmup", type=int, default=1, help="rounds run first and left out")
     p.add_argument("--partitions", type=int, default=4)
     p.add_argument("--timeout", type=float, default=900)
     p.add_argument("--methods", type=int, default=0, help=argparse.SUPPRESS)  # benchmarks.streaming's
@@ -100,11 +102,14 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, Dict]:
                for table in (False, True)}
     runs: Dict[str, List[Dict]] = {name: [] for name in queries}
     try:
-        for r in range(args.rounds):
-            for name in round_order(list(queries), r):
+        # A first round warms the JVM up (its figures are left out): the first queries of a
+        # session ran at half the speed of the later ones.
+        for r in range(-args.warmup, args.rounds):
+            for name in round_order(list(queries), max(r, 0)):
                 result = measure(spark, args, name, *queries[name])
-                print(f"{name}: {result['rows_per_s']:,.0f} rows/s", flush=True)
-                runs[name].append(result)
+                print(f"{name}: {result['rows_per_s']:,.0f} rows/s{' (warm-up)' if r < 0 else ''}", flush=True)
+                if r >= 0:
+                    runs[name].append(result)
                 release(spark)
     finally:
         spark.stop()
@@ -126,7 +131,7 @@ def render(args, results: Dict[str, Dict]) -> str:
     return (f"{args.groups:,} groups, {args.rows_per_batch:,} rows per micro-batch ({share:.0%} of them late), "
             f"{args.advance:g} s of event time per micro-batch, watermark delay {args.delay:g} s, frames and "
             f"windows of 10 s, RocksDB, {args.partitions} shuffle partitions, {args.measured} micro-batches "
-            f"measured, median of {args.rounds} round(s) ({time.strftime('%Y-%m-%d')}).\n\n{table}\n\n"
+            f"measured, median of {args.rounds} round(s) after {args.warmup} left out ({time.strftime('%Y-%m-%d')}).\n\n{table}\n\n"
             f"{machine_markdown()}")
 
 

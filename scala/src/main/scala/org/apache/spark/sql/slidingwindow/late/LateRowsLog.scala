@@ -3,7 +3,7 @@ package org.apache.spark.sql.slidingwindow.late
 import java.util.concurrent.ConcurrentHashMap
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path}
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
@@ -73,7 +73,6 @@ final class LateRowsLog private (session: SparkSession, val location: Path, val 
   def clear(batch: Long): Unit = synchronized {
     fs.delete(LateRowsLog.stagingOf(location, batch), true)
   }
-
 }
 
 object LateRowsLog {
@@ -87,16 +86,17 @@ object LateRowsLog {
   /**
    * The session the log is written with: on the local file system, one whose log entries are
    * written through Hadoop's FileSystem (a file renamed into place, as Spark writes them where
-   * its FileContext is not available) and without checksum files. Where Hadoop has no native
-   * library, each file the local file system creates costs a `chmod` process, and its checksum
-   * another: an entry took 35 ms, and 5 ms so, on the stream thread, between micro-batches.
+   * its FileContext is not available), [[LocalFileSystemWithoutChmod]]. Where Hadoop has no
+   * native library, each file its local file system creates costs a `chmod` process, and its
+   * checksum another: an entry took 35 ms, on the stream thread between micro-batches, and 5
+   * without checksums.
    */
   private def writing(session: SparkSession, fs: FileSystem): SparkSession = fs match {
     case _: LocalFileSystem =>
       val local = session.cloneSession()
       // Spark's (internal) setting of the class its metadata logs are written with.
       local.conf.set("spark.sql.streaming.checkpointFileManagerClass", classOf[FileSystemBasedCheckpointFileManager].getName)
-      local.conf.set("fs.file.impl", classOf[RawLocalFileSystem].getName)
+      local.conf.set("fs.file.impl", classOf[LocalFileSystemWithoutChmod].getName)
       local.conf.set("fs.file.impl.disable.cache", "true")
       local
     case _ => session

@@ -3,7 +3,7 @@ package org.apache.spark.sql.slidingwindow.late
 import java.util.{Date, UUID}
 import java.util.concurrent.ConcurrentHashMap
 
-import org.apache.hadoop.fs.{LocalFileSystem, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.{LocalFileSystem, Path}
 
 import org.apache.hadoop.mapreduce.Job
 
@@ -33,9 +33,7 @@ object LateRowsOutput {
   /**
    * The Parquet writer of a run's late rows, with the session's Parquet settings, as Spark's own
    * file writes prepare it: its factory, and the Hadoop configuration its tasks write with
-   * (broadcast once per run). On the local file system, without checksum files: a file the
-   * local file system creates costs a `chmod` process where Hadoop has no native library, and
-   * a checksum file another.
+   * (broadcast once per run); on the local file system, [[LocalFileSystemWithoutChmod]].
    */
   final case class Writer(factory: OutputWriterFactory, conf: Broadcast[SerializableConfiguration], jobTrackerId: String)
 
@@ -46,10 +44,7 @@ object LateRowsOutput {
       val job = Job.getInstance(session.sessionState.newHadoopConf())
       val factory = new ParquetFileFormat().prepareWrite(session, job, Map.empty, schema)
       val conf = job.getConfiguration
-      if (new Path(target.location).getFileSystem(conf).isInstanceOf[LocalFileSystem]) {
-        conf.set("fs.file.impl", classOf[RawLocalFileSystem].getName)
-        conf.setBoolean("fs.file.impl.disable.cache", true)
-      }
+      if (new Path(target.location).getFileSystem(conf).isInstanceOf[LocalFileSystem]) LocalFileSystemWithoutChmod.use(conf)
       Writer(factory, session.sparkContext.broadcast(new SerializableConfiguration(conf)),
         new java.text.SimpleDateFormat("yyyyMMddHHmmss", java.util.Locale.US).format(new Date))
     })
