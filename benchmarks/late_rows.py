@@ -3,7 +3,7 @@ of it late, through a sliding_window aggregation and through trailing windows, e
 without `spark.sql.slidingWindow.lateRows.table`, in one session.
 
     python -m benchmarks.late_rows [--late-every 10] [--groups 1000] [--rows-per-batch 20000]
-                                   [--measured 10] [--rounds 3]
+                                   [--measured 10] [--rounds 3] [--without]
 
 The stream is `benchmarks.streaming`'s (Spark's `rate-micro-batch` source, event time advancing by
 --advance seconds per micro-batch, RocksDB state, the `noop` sink), with each --late-every'th row
@@ -86,6 +86,8 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     p.add_argument("--partitions", type=int, default=4)
     p.add_argument("--timeout", type=float, default=900)
     p.add_argument("--methods", type=int, default=0, help=argparse.SUPPRESS)  # benchmarks.streaming's
+    p.add_argument("--without", action="store_true",
+                   help="only the queries without a table: the same figures at a commit before late-rows tables")
     p.add_argument("--report", help="write the results as Markdown to this file")
     return p.parse_args(argv)
 
@@ -99,7 +101,7 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, Dict]:
         "spark.sql.warehouse.dir": warehouse})
     queries = {f"{kind}, {'with' if table else 'without'} the table": (build, table)
                for kind, build in (("sliding_window", sliding), ("trailing windows", trailing))
-               for table in (False, True)}
+               for table in ((False,) if args.without else (False, True))}
     runs: Dict[str, List[Dict]] = {name: [] for name in queries}
     try:
         # A first round warms the JVM up (its figures are left out): the first queries of a
@@ -120,6 +122,9 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, Dict]:
 
 
 def render(args, results: Dict[str, Dict]) -> str:
+    if args.without:
+        return markdown_table(["query", "rows/s without the table"],
+                              [[name, f"{r['rows_per_s']:,.0f}"] for name, r in results.items()])
     rows = []
     for kind in ("sliding_window", "trailing windows"):
         without, with_ = results[f"{kind}, without the table"], results[f"{kind}, with the table"]
