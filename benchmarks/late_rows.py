@@ -28,26 +28,9 @@ from pyspark.sql import functions as F
 import sliding_window_agg as swa
 from benchmarks.common import machine_markdown, markdown_table, publish, session
 from benchmarks import streaming
-from benchmarks.streaming import ROCKSDB, START_MS, median_run, release, round_order
+from benchmarks.streaming import ROCKSDB, median_run, release, round_order
 
 LATE_CONF = "spark.sql.slidingWindow.lateRows.table"
-
-
-def source(spark: SparkSession, args) -> DataFrame:
-    """`rows_per_batch` rows per micro-batch over `groups` keys, each of a group's rows at its own
-    millisecond of the micro-batch's `advance` seconds; every `late_every`th an hour back."""
-    advance_ms = int(args.advance * 1000)
-    return (spark.readStream.format("rate-micro-batch")
-            .option("rowsPerBatch", args.rows_per_batch)
-            .option("numPartitions", args.partitions)
-            .option("startTimestamp", START_MS)
-            .option("advanceMillisPerBatch", advance_ms)
-            .load()
-            .selectExpr(f"value % {args.groups} AS k",
-                        f"timestamp_millis(unix_millis(timestamp) + pmod(floor(value / {args.groups}) * 7919, "
-                        f"{advance_ms}) - IF(value % {args.late_every} = 0, 3600000, 0)) AS ts",
-                        "value AS v")
-            .withWatermark("ts", f"{args.delay} seconds"))
 
 
 def sliding(df: DataFrame) -> DataFrame:
@@ -65,7 +48,7 @@ def measure(spark: SparkSession, args, name: str, build: Callable[[DataFrame], D
     """`benchmarks.streaming`'s measurement of one query over the stream with late rows, with a
     late-rows table of its own (dropped after) or without; every late row must be written."""
     conf = {LATE_CONF: "bench_late_rows"} if table else None
-    result = streaming.measure(spark, args, name, 10, build, conf=conf, stream=source)
+    result = streaming.measure(spark, args, name, 10, build, conf=conf)
     if table:
         spark.sql("DROP TABLE IF EXISTS bench_late_rows")
         assert result["late_rows_written"] == result["dropped"], (
@@ -89,7 +72,11 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     p.add_argument("--without", action="store_true",
                    help="only the queries without a table: the same figures at a commit before late-rows tables")
     p.add_argument("--report", help="write the results as Markdown to this file")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    # The stream of benchmarks.streaming: each of a group's rows at its own millisecond, every
+    # --late-every'th an hour back.
+    args.distinct_times = True
+    return args
 
 
 def main(argv: Optional[List[str]] = None) -> Dict[str, Dict]:

@@ -70,10 +70,13 @@ TRACK_ROWS = "spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows"
 def source(spark: SparkSession, args) -> DataFrame:
     """`rows_per_batch` rows per micro-batch over `groups` keys, at times spread over the
     micro-batch's `advance` seconds; with `distinct_times`, each of a group's rows of a micro-batch
-    at its own millisecond (else a group's rows of a micro-batch share a few)."""
+    at its own millisecond (else a group's rows of a micro-batch share a few); with `late_every`,
+    every such row an hour back (late)."""
     advance_ms = int(args.advance * 1000)
     spread = (f"floor(value / {args.groups}) * 7919" if getattr(args, "distinct_times", False)
               else "value * 7919")
+    late_every = getattr(args, "late_every", 0)
+    late = f" - IF(value % {late_every} = 0, 3600000, 0)" if late_every else ""
     return (spark.readStream.format("rate-micro-batch")
             .option("rowsPerBatch", args.rows_per_batch)
             .option("numPartitions", args.partitions)
@@ -81,26 +84,25 @@ def source(spark: SparkSession, args) -> DataFrame:
             .option("advanceMillisPerBatch", advance_ms)
             .load()
             .selectExpr(f"value % {args.groups} AS k",
-                        f"timestamp_millis(unix_millis(timestamp) + pmod({spread}, {advance_ms})) AS ts",
+                        f"timestamp_millis(unix_millis(timestamp) + pmod({spread}, {advance_ms}){late}) AS ts",
                         "value AS v")
             .withWatermark("ts", f"{args.delay} seconds"))
 
 
 def measure(spark: SparkSession, args, name: str, window_seconds: float,
             build: Callable[[DataFrame], DataFrame], conf: Optional[Dict[str, str]] = None,
-            mode: str = "append", profile: bool = False,
-            stream: Callable[[SparkSession, object], DataFrame] = None) -> Dict:
-    """Runs one configuration over `stream` (`source` by default); `conf` is set on the session
-    while it runs (a new query, with a new checkpoint, gets new state store providers, which read
-    it). With `profile`, a JFR recording of the driver JVM (local mode: the executors too) covers
-    as many micro-batches again, after the measured ones."""
+            mode: str = "append", profile: bool = False) -> Dict:
+    """Runs one configuration; `conf` is set on the session while it runs (a new query, with a
+    new checkpoint, gets new state store providers, which read it). With `profile`, a JFR
+    recording of the driver JVM (local mode: the executors too) covers as many micro-batches
+    again, after the measured ones."""
     # Full windows: the watermark is past window + delay from the first row on.
     fill = int((window_seconds + args.delay) / args.advance) + 2
     measured = measured_batches(args, window_seconds)
     checkpoint = tempfile.mkdtemp(prefix="swa-bench-")
     for k, v in (conf or {}).items():
         spark.conf.set(k, v)
-    query = (build((stream or source)(spark, args)).writeStream.format("noop").outputMode(mode)
+    query = (build(source(spark, args)).writeStream.format("noop").outputMode(mode)
              .option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds").start())
     recording = None
     try:

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, Distribution, Pa
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
-import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOutput, LateRowsPublication, LateRowsTarget}
+import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOperator, LateRowsTarget}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement, StateStoreSchema}
 import org.apache.spark.sql.slidingwindow.state.trailing.{PendingLimits, TrailingState, TrailingStateLayout}
@@ -51,7 +51,7 @@ case class StreamingTrailingWindowExec(
     idleClock: Option[IdleClock],
     lateRows: Option[LateRowsTarget],
     child: SparkPlan)
-  extends BaseTrailingWindowExec with WindowStateStoreWriter with QuietClose with LateRowsPublication {
+  extends BaseTrailingWindowExec with WindowStateStoreWriter with QuietClose with LateRowsOperator {
 
   override def nodeName: String = "StreamingTrailingWindow"
   override def shortName: String = "trailingWindow"
@@ -121,10 +121,8 @@ case class StreamingTrailingWindowExec(
     val earliestDue = earliestDueReport
     // Where the late rows go: counted, and written to the query's late-rows table if it has one.
     val numLateWritten = longMetric("numLateRowsWritten")
-    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, getStateInfo.queryRunId, _, batchId,
-      LateRowsColumns.written(child.output, Some(orderSpec.head.child -> timeName))))
-    val inputTypes = child.output.map(_.dataType)
-    val sparkLate = idleClock.map(_.sparkLateMs * 1000).getOrElse(late)
+    val lateRowsOfTask = lateRowsOfTasks(LateRowsColumns.written(child.output, Some(orderSpec.head.child -> timeName)),
+      child.output.map(_.dataType), late, idleClock.map(_.sparkLateMs))
 
     // The operator counts its state rows: its stores skip the provider's count where Spark lets
     // them (Spark 4), unless the tests check one against the other.
@@ -136,7 +134,7 @@ case class StreamingTrailingWindowExec(
         (store: StateStore, rows: Iterator[InternalRow]) =>
       val start = System.nanoTime()
       val state = TrailingState(version, store, layout, arrangement, late, eviction, limits, verifyCount)
-      val lateOfTask = LateRowsOutput.rowsOfTask(lateOutput, inputTypes, late, sparkLate)
+      val lateOfTask = lateRowsOfTask()
       val processor = new TrailingFramesProcessor(state, time, batchId, late, eviction, largestSize, lags,
         chunkElements, stepBytes, windows, sparkEviction, lateOfTask)
       val out = processor.process(rows)

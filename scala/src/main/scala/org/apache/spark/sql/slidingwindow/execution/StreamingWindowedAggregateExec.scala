@@ -15,7 +15,7 @@ import org.apache.spark.sql.slidingwindow.aggregation.{AggregateBuffers, WindowB
 import org.apache.spark.sql.slidingwindow.expressions.{KeyBytesOrder, WindowDefinition}
 import org.apache.spark.sql.slidingwindow.logical.WindowedAggregate
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings, QuietClose}
-import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOutput, LateRowsPublication, LateRowsTarget}
+import org.apache.spark.sql.slidingwindow.late.{LateRowsColumns, LateRowsOperator, LateRowsTarget}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.slidingwindow.state.sliding.{RecordCache, RecordLimits, WindowState, WindowStateLayout}
 import org.apache.spark.sql.slidingwindow.state.{OperatorState, StateArrangement}
@@ -46,7 +46,7 @@ case class StreamingWindowedAggregateExec(
     idleClock: Option[IdleClock],
     lateRows: Option[LateRowsTarget],
     child: SparkPlan)
-  extends BaseWindowedAggregateExec with WindowStateStoreWriter with QuietClose with LateRowsPublication {
+  extends BaseWindowedAggregateExec with WindowStateStoreWriter with QuietClose with LateRowsOperator {
 
   override def shortName: String = WindowedAggregate.shortName(definition)
   override def keyExpressions: Seq[Attribute] = keys
@@ -128,10 +128,8 @@ case class StreamingWindowedAggregateExec(
     val earliestVisit = earliestDueReport
     // Where the late rows go: counted, and written to the query's late-rows table if it has one.
     val numLateWritten = longMetric("numLateRowsWritten")
-    val lateOutput = lateRows.map(LateRowsOutput.prepare(session, getStateInfo.queryRunId, _, getStateInfo.storeVersion,
-      LateRowsColumns.written(inputAttributes)))
-    val inputTypes = inputAttributes.map(_.dataType)
-    val sparkLate = idleClock.map(_.sparkLateMs * 1000).orElse(late).getOrElse(Long.MinValue)
+    val lateRowsOfTask = lateRowsOfTasks(LateRowsColumns.written(inputAttributes), inputAttributes.map(_.dataType),
+      late.getOrElse(Long.MinValue), idleClock.map(_.sparkLateMs))
 
     mapPartitionsWithWindowState(child.execute(), providerCountsRows = !ownCount || verifyCount) {
         (store: StateStore, rows: Iterator[InternalRow]) =>
@@ -139,7 +137,7 @@ case class StreamingWindowedAggregateExec(
       val state = WindowState(store, layout, arrangement, eviction, limits, recordCacheBytes, verifyCount)
       val buffers = new AggregateBuffers(aggregates, inputAttributes)
       val writer = new WindowRowWriter(keys, window, aggregates.map(_.resultAttribute), results, buffers)
-      val lateOfTask = LateRowsOutput.rowsOfTask(lateOutput, inputTypes, late.getOrElse(Long.MinValue), sparkLate)
+      val lateOfTask = lateRowsOfTask()
       val processor = StreamingWindowsProcessor(definition, StreamingWindowsContext(state, buffers,
         writer, bufferConf, definition.sizeMicros, time, inputAttributes, append, late, eviction, sparkEviction,
         lateOfTask))

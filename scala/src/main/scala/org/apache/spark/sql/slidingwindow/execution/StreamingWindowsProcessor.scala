@@ -44,9 +44,6 @@ abstract class StreamingWindowsProcessor(context: StreamingWindowsContext) exten
   protected val timeOrdinal: Int = inputAttributes.indexWhere(_.exprId == time.exprId)
   protected val codec = state.codec
 
-  /** Rows dropped as late so far: all of them once the output is exhausted. */
-  def droppedLateRows: Long = lateRows.count
-
   /**
    * Windows emitted in append mode that Spark's own eviction watermark left open, closed by the
    * operator's idle clock (`sparkEvictionWatermarkMicros`, where the operator keeps one).

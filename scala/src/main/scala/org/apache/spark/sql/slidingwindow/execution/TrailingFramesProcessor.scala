@@ -55,7 +55,6 @@ final class TrailingFramesProcessor(
   private val pending = state.pending
   private var frames: StoredFrames = _
 
-  def droppedLateRows: Long = lateRows.count
   /** The rows emitted that Spark's own eviction watermark kept waiting (the idle clock's). */
   var rowsClosedWhileIdle = 0L
   private val closedWhileIdleAfter = sparkEvictionMicros.getOrElse(Long.MaxValue)

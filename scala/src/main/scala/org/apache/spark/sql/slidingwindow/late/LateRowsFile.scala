@@ -34,21 +34,24 @@ final class LateRowsFile(output: LateRowsOutput, partition: Int, attempt: Int) {
       new TaskID(output.writer.jobTrackerId, output.target.operatorId.toInt, TaskType.MAP, partition), attempt))
     name = f"late-${output.batchId}%05d-${output.target.operatorId}%d-$partition%05d" +
       output.writer.factory.getFileExtension(context)
-    temporary = new Path(LateRowsLog.stagingOf(location, output.batchId), s".$name.$attempt.tmp")
+    // Named by the task attempt's id, unique in the application (its number restarts with each stage attempt).
+    temporary = new Path(LateRowsLog.stagingOf(location, output.batchId),
+      s".$name.${Option(TaskContext.get()).map(_.taskAttemptId()).getOrElse(attempt.toLong)}.tmp")
     writer = output.writer.factory.newInstance(temporary.toString, output.schema, context)
-    Option(TaskContext.get()).foreach(_.addTaskFailureListener((_, _) => abort()))
+    // A task that fails, or ends without reading its input to the end, leaves no file behind.
+    Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => abort()))
   }
 
   /**
-   * Completes the file, if rows were written: renamed to its name at the top of the table (an
-   * attempt before may have left it there, with the same rows) and marked for its micro-batch.
+   * Completes the file, if rows were written: renamed to its name at the top of the table, unless
+   * an attempt before left it there, with the same rows (perhaps in another order: a file that
+   * may be published already is never replaced), and marked for its micro-batch.
    */
   def commit(): Unit = if (writer != null) {
     writer.close()
     writer = null
     val target = new Path(location, name)
-    if (!fs.rename(temporary, target)) {
-      // A file system whose rename does not replace: an attempt before wrote these rows there.
+    if (fs.exists(target) || !fs.rename(temporary, target)) {
       if (!fs.exists(target)) throw new java.io.IOException(s"Could not rename $temporary to $target")
       fs.delete(temporary, false)
     }

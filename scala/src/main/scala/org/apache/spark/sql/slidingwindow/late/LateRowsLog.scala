@@ -27,7 +27,7 @@ import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{FileS
  *    sees it, and the new attempt writes its own over it;
  *  - micro-batches are published in order, each once (an entry that exists is not written again):
  *    once the query has committed one, when Spark asks the operator for its progress
- *    ([[LateRowsPublication]]), and at the start of each micro-batch (every earlier one has
+ *    ([[LateRowsOperator]]), and at the start of each micro-batch (every earlier one has
  *    committed), which publishes those a driver killed in between left.
  * One instance per table in the JVM: publications of one table are serialized.
  */
@@ -67,6 +67,12 @@ final class LateRowsLog private (session: SparkSession, val location: Path, val 
     }
     latest = Some(Some(batch - firstBatch))
     fs.delete(dir, true)
+  }
+
+  /** The entries the log has: the next one's number. */
+  def entries: Long = synchronized {
+    if (latest.isEmpty) latest = Some(published.getLatestBatchId())
+    latest.get.map(_ + 1).getOrElse(0L)
   }
 
   /** Removes what an earlier attempt of micro-batch `batch` left: it has not committed. */
@@ -114,7 +120,7 @@ object LateRowsLog {
     log
   }
 
-  /** The log of the table at `location` (opened, or opened now). */
-  def apply(session: SparkSession, location: String): LateRowsLog =
-    Option(logs.get(location)).getOrElse(open(session, location))
+  /** The log of the table at `location`, opened when its query claimed it. */
+  def apply(location: String): LateRowsLog =
+    Option(logs.get(location)).getOrElse(throw new IllegalStateException(s"no query claimed the late-rows table at $location"))
 }

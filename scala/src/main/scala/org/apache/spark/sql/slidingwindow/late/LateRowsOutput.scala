@@ -65,14 +65,16 @@ object LateRowsOutput {
   }
 
   /**
-   * Prepares micro-batch `batchId` of run `runId`: publishes those before it (all committed:
-   * Spark runs a micro-batch once the one before has), removes what an earlier attempt of this
-   * one left ([[LateRowsLog]]), and gives its tasks the run's writer.
+   * Prepares micro-batch `batchId` of run `runId`: claims the table if this is the run's first
+   * ([[LateRowsRuns]]), publishes the micro-batches before it (all committed: Spark runs a
+   * micro-batch once the one before has), removes what an earlier attempt of this one left
+   * ([[LateRowsLog]]), and gives its tasks the run's writer.
    */
   def prepare(session: SparkSession, runId: UUID, target: LateRowsTarget, batchId: Long,
       written: Seq[LateRowsColumns.Written]): LateRowsOutput = {
-    val log = LateRowsLog(session, target.location)
-    log.publish(target.firstBatch, batchId - 1, _ => true)
+    val firstBatch = LateRowsRuns.claimed(session, runId).firstBatch
+    val log = LateRowsLog(target.location)
+    log.publish(firstBatch, batchId - 1, _ => true)
     log.clear(batchId)
     val schema = LateRowsColumns.schema(target.table, target.operator, written)
     LateRowsOutput(target, batchId, schema, written.map(_.ordinal), writer(session, runId, target, schema))

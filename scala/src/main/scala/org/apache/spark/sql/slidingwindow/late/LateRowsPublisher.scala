@@ -3,6 +3,8 @@ package org.apache.spark.sql.slidingwindow.late
 import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
 
+import scala.util.control.NonFatal
+
 import org.apache.hadoop.fs.Path
 
 import org.apache.spark.internal.Logging
@@ -10,7 +12,7 @@ import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.Stream
 
 /**
  * Publishes the late rows of a micro-batch as soon as it has committed ([[LateRowsLog]]): when
- * Spark asks the operator for its progress ([[LateRowsPublication]]), which the stream thread does
+ * Spark asks the operator for its progress ([[LateRowsOperator]]), which the stream thread does
  * once the commit log has the micro-batch, before the next micro-batch and before the query
  * stops. A driver killed in between leaves them to the next micro-batch, or the next run.
  */
@@ -22,12 +24,12 @@ object LateRowsPublisher extends Logging {
     def publish(upTo: Long): Unit =
       try log.publish(firstBatch, upTo, batch => fs.exists(new Path(commits, batch.toString)))
       catch {
-        case e: Exception => logWarning(s"Late-rows table at ${log.location}: publication failed " +
+        case NonFatal(e) => logWarning(s"Late-rows table at ${log.location}: publication failed " +
           "(the next micro-batch, or the next run, publishes)", e)
       }
   }
 
-  // By run of a query (a run's few bytes are kept for the JVM's life).
+  // By run of a query, kept for the JVM's life: a run's log, and the session it writes with.
   private val runs = new ConcurrentHashMap[UUID, Watched]()
 
   /** Publishes the micro-batches `query`'s run commits with `log`. */

@@ -37,10 +37,14 @@ object LateRowsTable {
         case _: Exception => WindowErrors.invalidSetting(settingKey, value, nameExpected)
       }
       val catalog = session.sessionState.catalog
+      // As the session catalog names them: in lower case, unless the session is case-sensitive.
+      val cased: String => String =
+        if (session.sessionState.conf.caseSensitiveAnalysis) identity else _.toLowerCase(Locale.ROOT)
       parts match {
-        case Seq(table) => TableIdentifier(table, Some(catalog.getCurrentDatabase))
-        case Seq(db, table) => TableIdentifier(table, Some(db))
-        case Seq(c, db, table) if c.toLowerCase(Locale.ROOT) == "spark_catalog" => TableIdentifier(table, Some(db))
+        case Seq(table) => TableIdentifier(cased(table), Some(catalog.getCurrentDatabase))
+        case Seq(db, table) => TableIdentifier(cased(table), Some(cased(db)))
+        case Seq(c, db, table) if c.toLowerCase(Locale.ROOT) == "spark_catalog" =>
+          TableIdentifier(cased(table), Some(cased(db)))
         case _ => WindowErrors.invalidSetting(settingKey, value, nameExpected)
       }
     }
@@ -59,13 +63,15 @@ object LateRowsTable {
       recorded: Option[String], checkpoint: String): String = {
     val catalog = session.sessionState.catalog
     val name = show(table)
-    if (!catalog.tableExists(table)) {
+    if (!catalog.tableExists(table)) try {
       val ours = recorded.filter(writtenBy(session, _, checkpoint))
       val definition = CatalogTable(identifier = table, tableType = CatalogTableType.MANAGED,
         storage = CatalogStorageFormat.empty, schema = schema, provider = Some("parquet"))
       catalog.createTable(ours.map(location => definition.copy(tableType = CatalogTableType.EXTERNAL,
         storage = definition.storage.copy(locationUri = Some(new java.net.URI(location))))).getOrElse(definition),
         ignoreIfExists = true)
+    } catch {
+      case e: IOException => WindowErrors.lateRowsTableNotWritable(name, recorded.getOrElse("?"), e)
     }
     val t = catalog.getTableMetadata(table)
     val unsuitable =
@@ -82,11 +88,12 @@ object LateRowsTable {
     t.location.toString
   }
 
+  private def writerOf(location: String): Path = new Path(new Path(new Path(location), LateRowsLog.stagingDir), writerFile)
+
   /** Whether the table at `location` says the query whose checkpoint is `checkpoint` writes it. */
   def writtenBy(session: SparkSession, location: String, checkpoint: String): Boolean = {
-    val writer = new Path(new Path(new Path(location), LateRowsLog.stagingDir), writerFile)
-    try CheckpointFiles.read(writer.getFileSystem(session.sessionState.newHadoopConf()), writer).exists(_.trim == checkpoint)
-    catch { case _: IOException => false }
+    val writer = writerOf(location)
+    CheckpointFiles.read(writer.getFileSystem(session.sessionState.newHadoopConf()), writer).exists(_.trim == checkpoint)
   }
 
   /**
@@ -100,20 +107,21 @@ object LateRowsTable {
     try {
       val root = new Path(location)
       val fs = root.getFileSystem(session.sessionState.newHadoopConf())
-      val writer = new Path(new Path(root, LateRowsLog.stagingDir), writerFile)
+      val writer = writerOf(location)
       CheckpointFiles.read(fs, writer) match {
         case Some(owner) if owner.trim != checkpoint => WindowErrors.lateRowsTableInUse(name, owner.trim)
         case Some(_) =>
         case None =>
+          // Written once (atomically, CheckpointFiles): a restart leaves it as it is.
           val others = if (fs.exists(root)) fs.listStatus(root).map(_.getPath.getName)
             .filter(n => n == LateRowsLog.metadataDir || !LateRowsLog.hidden(n)) else Array.empty[String]
           if (others.nonEmpty) {
             WindowErrors.lateRowsTableUnsuitable(name,
               s"holds files no query wrote as its late rows (${others.sorted.take(3).mkString(", ")})")
           }
+          fs.mkdirs(writer.getParent)
+          CheckpointFiles.write(fs, writer, checkpoint + "\n")
       }
-      fs.mkdirs(writer.getParent)
-      CheckpointFiles.write(fs, writer, checkpoint + "\n")
       LateRowsLog.open(session, location)
     } catch {
       case e: IOException => WindowErrors.lateRowsTableNotWritable(name, location, e)

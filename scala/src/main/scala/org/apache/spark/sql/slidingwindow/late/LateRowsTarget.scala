@@ -2,16 +2,15 @@ package org.apache.spark.sql.slidingwindow.late
 
 /**
  * Where one streaming operator of a running query writes the rows it drops as late: the query's
- * late-rows table (`spark.sql.slidingWindow.lateRows.table`), checked and claimed when the query
- * started ([[LateRowsTable]]). Part of the operator's plan, shown by `explain()`.
+ * late-rows table (`spark.sql.slidingWindow.lateRows.table`), checked when the query's first
+ * micro-batch is planned and claimed when it runs ([[LateRowsRuns]]). Part of the operator's
+ * plan, shown by `explain()`.
  *
  * @param table      the table's qualified name
  * @param location   the table's location (a URI)
- * @param firstBatch the first micro-batch the query wrote late rows in: its late-rows log counts
- *                   from there ([[LateRowsLog]])
  * @param operator   the window function, as `late_operator` names it
  * @param operatorId the operator's id in the query's checkpoint
  */
-final case class LateRowsTarget(table: String, location: String, firstBatch: Long, operator: String, operatorId: Long) {
+final case class LateRowsTarget(table: String, location: String, operator: String, operatorId: Long) {
   override def toString: String = s"$table ($location)"
 }

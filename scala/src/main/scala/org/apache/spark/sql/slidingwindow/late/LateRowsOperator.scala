@@ -1,0 +1,37 @@
+package org.apache.spark.sql.slidingwindow.late
+
+import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.StateStoreWriter
+import org.apache.spark.sql.streaming.StateOperatorProgress
+import org.apache.spark.sql.types.DataType
+
+/**
+ * A streaming operator that drops late rows, into its query's late-rows table where it has one
+ * ([[LateRowsTarget]]): what each micro-batch's tasks drop them into, and their publication once
+ * the micro-batch has committed, when Spark asks the operator for its progress (the stream thread
+ * does, for the last micro-batch run, once Spark's commit log has it: [[LateRowsPublisher]]).
+ */
+trait LateRowsOperator extends StateStoreWriter {
+  def lateRows: Option[LateRowsTarget]
+
+  /**
+   * Where each task of the micro-batch running now drops its late rows, prepared on the driver
+   * ([[LateRowsOutput.prepare]]): a function for the tasks to call.
+   *
+   * @param written     the table's columns from the operator's input ([[LateRowsColumns.written]])
+   * @param input       the types of the operator's input columns
+   * @param lateMicros  the operator's watermark for late rows
+   * @param sparkLateMs Spark's own, in milliseconds, where the operator keeps an idle clock (else
+   *                    the operator's is Spark's)
+   */
+  protected def lateRowsOfTasks(written: => Seq[LateRowsColumns.Written], input: Seq[DataType], lateMicros: Long,
+      sparkLateMs: Option[Long]): () => LateRows = {
+    val output = lateRows.map(LateRowsOutput.prepare(session, getStateInfo.queryRunId, _, getStateInfo.storeVersion, written))
+    val sparkLate = sparkLateMs.map(_ * 1000).getOrElse(lateMicros)
+    () => LateRowsOutput.rowsOfTask(output, input, lateMicros, sparkLate)
+  }
+
+  override def getProgress(): StateOperatorProgress = {
+    for (_ <- lateRows; info <- stateInfo) LateRowsPublisher.ran(info.queryRunId, info.storeVersion)
+    super.getProgress()
+  }
+}
