@@ -106,7 +106,10 @@ def print_late_rows(spark: SparkSession, size: str) -> None:
         with open(path, "w") as f:
             f.writelines(json.dumps({"id": i, "t": t}) + "\n" for i, t in rows)
         os.utime(path, (1_600_000_000 + n, 1_600_000_000 + n))
-    spark.sql("SET spark.sql.slidingWindow.lateRows.table = connect_late_rows")
+    # A database of its own in the run's folder: the sessions of every run share the warehouse.
+    database = "connect_late_" + os.path.basename(folder).replace("-", "_")
+    spark.sql(f"CREATE DATABASE {database} LOCATION '{folder}/database'")
+    spark.sql(f"SET spark.sql.slidingWindow.lateRows.table = {database}.late_rows")
     stream = (spark.readStream.schema("id string, t long").option("maxFilesPerTrigger", 1).json(folder)
               .withColumn("ts", F.timestamp_micros("t")).withWatermark("ts", "0 seconds"))
     w = swa.trailing_window([], "ts", size)
@@ -116,8 +119,9 @@ def print_late_rows(spark: SparkSession, size: str) -> None:
              .trigger(availableNow=True).start())
     query.awaitTermination(120)
     spark.sql("RESET spark.sql.slidingWindow.lateRows.table")
-    spark.sql("REFRESH TABLE connect_late_rows")
-    rows = spark.sql("SELECT id, late_operator, late_reason FROM connect_late_rows").collect()
+    spark.sql(f"REFRESH TABLE {database}.late_rows")
+    rows = spark.sql(f"SELECT id, late_operator, late_reason FROM {database}.late_rows").collect()
+    spark.sql(f"DROP DATABASE {database} CASCADE")
     print("LATE_ROWS", json.dumps({"rows": [list(r) for r in rows]}), flush=True)
 
 
