@@ -38,13 +38,18 @@ final class LateRowsLog private (session: SparkSession, val location: Path, val 
     new Path(location, LateRowsLog.metadataDir).toString, None)
 
   private var tidied = false
-  // The log's latest entry, read once: this instance is the table's only writer.
-  private var latest: Option[Option[Long]] = None
+  // The log's next entry, read once: this instance is the table's only writer.
+  private var next: Option[Long] = None
+
+  /** The entries the log has: the next one's number. */
+  def entries: Long = synchronized {
+    if (next.isEmpty) next = Some(published.getLatestBatchId().map(_ + 1).getOrElse(0L))
+    next.get
+  }
 
   /** Publishes the micro-batches from the next unpublished one to `upTo` that `committed`, in order. */
   def publish(firstBatch: Long, upTo: Long, committed: Long => Boolean): Unit = synchronized {
-    if (latest.isEmpty) latest = Some(published.getLatestBatchId())
-    var batch = latest.get.map(_ + 1 + firstBatch).getOrElse(firstBatch)
+    var batch = firstBatch + entries
     if (!tidied) {
       // A driver killed between an entry and the removal of its markers left them.
       if (batch > firstBatch) fs.delete(LateRowsLog.stagingOf(location, batch - 1), true)
@@ -65,14 +70,8 @@ final class LateRowsLog private (session: SparkSession, val location: Path, val 
     if (published.add(batch - firstBatch, files)) {
       logInfo(s"Late-rows table at $location: published micro-batch $batch (${files.length} files)")
     }
-    latest = Some(Some(batch - firstBatch))
+    next = Some(batch - firstBatch + 1)
     fs.delete(dir, true)
-  }
-
-  /** The entries the log has: the next one's number. */
-  def entries: Long = synchronized {
-    if (latest.isEmpty) latest = Some(published.getLatestBatchId())
-    latest.get.map(_ + 1).getOrElse(0L)
   }
 
   /** Removes what an earlier attempt of micro-batch `batch` left: it has not committed. */
@@ -102,8 +101,7 @@ object LateRowsLog {
       val local = session.cloneSession()
       // Spark's (internal) setting of the class its metadata logs are written with.
       local.conf.set("spark.sql.streaming.checkpointFileManagerClass", classOf[FileSystemBasedCheckpointFileManager].getName)
-      local.conf.set("fs.file.impl", classOf[LocalFileSystemWithoutChmod].getName)
-      local.conf.set("fs.file.impl.disable.cache", "true")
+      LocalFileSystemWithoutChmod.use(local.conf.set(_, _))
       local
     case _ => session
   }

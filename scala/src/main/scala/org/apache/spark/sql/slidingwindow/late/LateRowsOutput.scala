@@ -44,7 +44,7 @@ object LateRowsOutput {
       val job = Job.getInstance(session.sessionState.newHadoopConf())
       val factory = new ParquetFileFormat().prepareWrite(session, job, Map.empty, schema)
       val conf = job.getConfiguration
-      if (new Path(target.location).getFileSystem(conf).isInstanceOf[LocalFileSystem]) LocalFileSystemWithoutChmod.use(conf)
+      if (new Path(target.location).getFileSystem(conf).isInstanceOf[LocalFileSystem]) LocalFileSystemWithoutChmod.use(conf.set(_, _))
       Writer(factory, session.sparkContext.broadcast(new SerializableConfiguration(conf)),
         new java.text.SimpleDateFormat("yyyyMMddHHmmss", java.util.Locale.US).format(new Date))
     })

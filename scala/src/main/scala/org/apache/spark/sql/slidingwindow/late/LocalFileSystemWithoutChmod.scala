@@ -30,9 +30,13 @@ final class LocalFileSystemWithoutChmod extends RawLocalFileSystem {
 }
 
 object LocalFileSystemWithoutChmod {
-  /** Makes `conf`'s `file:` file system this one (not cached: a configuration's own). */
-  def use(conf: org.apache.hadoop.conf.Configuration): Unit = {
-    conf.set("fs.file.impl", classOf[LocalFileSystemWithoutChmod].getName)
-    conf.setBoolean("fs.file.impl.disable.cache", true)
+  /**
+   * Makes the `file:` file system of a configuration this one (not cached: a configuration's
+   * own), through its `set`: a Hadoop configuration's, or a session's (its Hadoop configurations
+   * copy it).
+   */
+  def use(set: (String, String) => Unit): Unit = {
+    set("fs.file.impl", classOf[LocalFileSystemWithoutChmod].getName)
+    set("fs.file.impl.disable.cache", "true")
   }
 }
