@@ -1,7 +1,8 @@
 """The outputs pasted in the documentation are what the example scripts print: each script of
 docs/examples/ runs in the test session, and its output must equal the code blocks marked
 `<!-- output: docs/examples/<script>.py -->` in its page (blank lines and trailing spaces aside),
-so a change of behaviour cannot leave the documentation behind."""
+so a change of behaviour cannot leave the documentation behind. They do on every supported Spark
+(`make test` runs the every_spark tests on each), and use only the package's public API."""
 from __future__ import annotations
 
 import importlib.util
@@ -27,6 +28,7 @@ PAGES = [
     ("kafka_migration.py", "kafka-migration.md"),
     ("batch_windows.py", "batch-windows.md"),
     ("late_rows.py", "streaming.md"),
+    ("trailing_streaming.py", "trailing-windows.md"),
 ]
 
 
@@ -72,13 +74,44 @@ def printed_by(spark, script: str, work: str) -> list:
         spark.sql(f"DROP DATABASE {database} CASCADE")
 
 
-@pytest.mark.parametrize("script,page", PAGES)
-def test_documented_output_is_what_the_example_prints(spark, tmp_path, script, page):
-    if script == "streaming_modes.py" and spark.version.startswith("3."):
-        pytest.skip("the documented state rows are Spark 4's, whose RocksDB state has a time index "
-                    "entry per group (docs/compatibility.md): Spark 3.5 shows one row fewer")
-    expected = normalize(documented_output(f"docs/{page}", f"docs/examples/{script}"))
-    assert printed_by(spark, script, str(tmp_path)) == expected
+@pytest.mark.every_spark
+def test_documented_output_is_what_each_example_prints(spark, tmp_path):
+    """Every script, one after the other in one test: `-m every_spark` runs a parametrized test
+    with its first parameters only."""
+    wrong = {}
+    for script, page in PAGES:
+        if script == "streaming_modes.py" and spark.version.startswith("3."):
+            continue  # the documented state rows are Spark 4's, whose RocksDB state has a time index
+            # entry per group (docs/compatibility.md): Spark 3.5 shows one row fewer
+        expected = normalize(documented_output(f"docs/{page}", f"docs/examples/{script}"))
+        work = tmp_path / script[:-3]
+        work.mkdir()
+        lines = printed_by(spark, script, str(work))
+        if lines != expected:
+            wrong[script] = {"printed": lines, "documented": expected}
+    assert not wrong, wrong
+
+
+def test_examples_use_only_the_public_api():
+    """A user copies an example: it imports no private module of the package and uses no private
+    name of it."""
+    import ast
+
+    for script in sorted(os.listdir(EXAMPLES)):
+        if not script.endswith(".py"):
+            continue
+        with open(os.path.join(EXAMPLES, script)) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                names = [] if isinstance(node, ast.Import) else [a.name for a in node.names]
+                for module in modules:
+                    if module.startswith("sliding_window_agg"):
+                        private = [p for p in module.split(".") + names if p.startswith("_")]
+                        assert not private, f"{script} imports {module} {names}"
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "swa":
+                assert not node.attr.startswith("_"), f"{script} uses swa.{node.attr}"
 
 
 def test_readme_shows_an_excerpt_of_what_the_example_prints(spark, tmp_path):

@@ -14,7 +14,6 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from sliding_window_agg._quiet import quiet_logging
 
 # (offset, k, ts in seconds): the arrival order, some rows late.
 OFFSETS = [(1, "a", 10), (2, "a", 3), (3, "a", 12), (4, "a", 2), (5, "b", 7), (6, "a", 26)]
@@ -82,12 +81,14 @@ def run_example(spark, work, out=None):
 
 
 def main():
-    spark = (quiet_logging(swa.configure(SparkSession.builder.master("local[2]")))  # errors only
+    spark = (swa.configure(SparkSession.builder.master("local[2]"))
+             .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.session.timeZone", "UTC")
              .config("spark.sql.shuffle.partitions", "2")
              .config("spark.sql.streaming.stateStore.providerClass",
                      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
              .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
     with tempfile.TemporaryDirectory() as work:
         run_example(spark, work)
     spark.stop()

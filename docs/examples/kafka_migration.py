@@ -15,7 +15,6 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from sliding_window_agg._quiet import quiet_logging
 
 FILES = [[("A", 1, 8000), ("A", 2, 9200), ("A", 3, 12400)], [("A", 4, 20000)]]
 
@@ -92,9 +91,11 @@ def run_example(spark, work, out=None):
 
 
 def main():
-    spark = (quiet_logging(swa.configure(SparkSession.builder.master("local[2]")))  # errors only
+    spark = (swa.configure(SparkSession.builder.master("local[2]"))
+             .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "2")
              .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
     with tempfile.TemporaryDirectory() as work:
         run_example(spark, work)
     spark.stop()

@@ -13,7 +13,6 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from sliding_window_agg._quiet import quiet_logging
 
 # One file per micro-batch: (user, time on 2024-01-01, amount).
 FILES = [
@@ -76,11 +75,13 @@ def run_example(spark, work, table="late_rows"):
 
 def main():
     with tempfile.TemporaryDirectory() as work:   # a new input folder, sink, checkpoint and warehouse
-        spark = (quiet_logging(swa.configure(SparkSession.builder.master("local[2]")))  # errors only
+        spark = (swa.configure(SparkSession.builder.master("local[2]"))
+                 .config("spark.ui.showConsoleProgress", "false")
                  .config("spark.sql.session.timeZone", "UTC")
                  .config("spark.sql.shuffle.partitions", "2")                          # state stores
                  .config("spark.sql.warehouse.dir", os.path.join(work, "warehouse"))   # where late_rows goes
                  .getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
         run_example(spark, work)
         spark.stop()
 

@@ -10,7 +10,6 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from sliding_window_agg._quiet import quiet_logging
 
 ROWS = [("12:00:10", 1.0), ("12:00:14", 2.0), ("12:00:17", 3.0), ("12:00:25", 4.0),
         ("12:00:31", 5.0)]
@@ -73,10 +72,12 @@ def run_example(spark, work):
 
 
 def main():
-    spark = (quiet_logging(swa.configure(SparkSession.builder.master("local[2]")))  # errors only
+    spark = (swa.configure(SparkSession.builder.master("local[2]"))
+             .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.session.timeZone", "UTC")
              .config("spark.sql.shuffle.partitions", "2")
              .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
     with tempfile.TemporaryDirectory() as work:
         run_example(spark, work)
     spark.stop()

@@ -16,7 +16,6 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from sliding_window_agg._quiet import quiet_logging
 
 PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -96,10 +95,12 @@ def run_example(spark, work, modes=("append", "update"), out=None):
 
 
 def main():
-    spark = (quiet_logging(swa.configure(SparkSession.builder.master("local[2]")))  # errors only
+    spark = (swa.configure(SparkSession.builder.master("local[2]"))
+             .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.session.timeZone", "UTC")
              .config("spark.sql.shuffle.partitions", "2")   # state stores per operator
              .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
     with tempfile.TemporaryDirectory() as work:
         run_example(spark, work, sys.argv[1:] or ("append", "update"))
     spark.stop()

@@ -17,7 +17,6 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
-from sliding_window_agg._quiet import quiet_logging
 
 PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -102,10 +101,12 @@ def run_example(spark, work):
 
 
 def main():
-    spark = (quiet_logging(swa.configure(SparkSession.builder.master("local[2]")))  # errors only
+    spark = (swa.configure(SparkSession.builder.master("local[2]"))
+             .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.session.timeZone", "UTC")
              .config("spark.sql.shuffle.partitions", "2")                          # state stores
              .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
     with tempfile.TemporaryDirectory() as work:   # a new input folder, sink and checkpoint
         run_example(spark, work)
         spark.stop()

@@ -10,7 +10,7 @@ recorded in it), `_jar_cache` and `_jar_build` (the jar built on first use), `_l
 Spark this process starts), `_supported` (the supported versions, written once),
 `_spark_version` (the check of the Spark version the jar was built for), `_runtime` (probes of
 the running session), `_errors` (the package's errors), `_arguments` (checks of the functions'
-arguments), `_quiet` (the quiet logging of the demo and the examples), `_version`
+arguments), `_quiet` (the quiet logging of the demo), `_version`
 (`__version__`, from the `VERSION` file) and `__main__` (`python -m sliding_window_agg jar |
 info`).
 """

@@ -1,7 +1,6 @@
 """`quiet_logging`: a local session that prints only what its script prints.
 
-Used by the demo (`python -m sliding_window_agg.demo`) and the example scripts of docs/examples/
-when they run as scripts. Spark's default logging warns from the moment its JVM starts (the
+Used by the demo (`python -m sliding_window_agg.demo`). Spark's default logging warns from the moment its JVM starts (the
 native-hadoop library, the loopback hostname, ...), before a script can call `setLogLevel`, and
 its console progress bar draws over the output: the driver JVM is therefore given
 demo-log4j2.properties (errors only, on stderr) when it starts, and the bar is turned off.
