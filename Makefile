@@ -28,8 +28,13 @@ setup:
 	$(PYTHON) -m pip install -q -e '.[spark,test]' 'pyspark[connect]==4.3.0' 'pandas>=2,<3' pyarrow
 	$(PYTHON) buildtools/scala_build.py > /dev/null
 
-demo: setup
-	$(PYTHON) -m sliding_window_agg.demo
+# The demo needs a JDK, the package with pyspark and its jar: nothing of the tests' (no JUnit, no
+# test tools), and nothing on screen but the demo's own output and what pip must say.
+demo:
+	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless > /dev/null; }
+	@$(PYTHON) -m pip install -q --disable-pip-version-check -e '.[spark]'
+	@$(PYTHON) buildtools/scala_build.py > /dev/null
+	@$(PYTHON) -m sliding_window_agg.demo
 
 test-fast: setup
 	SWA_HARNESS_STREAMS=8 $(PYTHON) -m pytest $(PYTEST_WORKERS) -m 'not slow and not other_sparks_jars'

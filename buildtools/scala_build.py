@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import importlib
 import os
 import subprocess
 import sys
+import tempfile
 import types
 import zipfile
 
@@ -163,16 +165,26 @@ def build_main_jar(out_jar: str | None = None, force: bool = False, jars: str | 
 
 @contextlib.contextmanager
 def exclusive(path: str):
-    """Holds what is made at ``path`` to this process (a lock on ``path.lock``): test workers that
-    start together (pytest -n), or two runs, check and make it one after the other, so the first
-    makes it and the others find it made (a jar, a class data sharing archive)."""
+    """Holds what is made at ``path`` to this process: test workers that start together
+    (pytest -n), or two runs, check and make it one after the other, so the first makes it and
+    the others find it made (a jar, a class data sharing archive). The lock is a file of the
+    temporary folder named after ``path``, so nothing is left beside what is made (an unlinked
+    lock file would let a waiting process and a new one both hold it)."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path + ".lock", "w") as lock:
+    with open(lock_file(path), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def lock_file(path: str) -> str:
+    """The lock of ``path`` for `exclusive`: one per absolute path, in the temporary folder."""
+    folder = os.path.join(tempfile.gettempdir(), "sliding-window-agg-locks")
+    os.makedirs(folder, exist_ok=True)
+    digest = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:24]
+    return os.path.join(folder, f"{os.path.basename(path)}-{digest}.lock")
 
 
 JUNIT_JARS = ["/usr/share/java/junit4.jar", "/usr/share/java/hamcrest-core.jar"]

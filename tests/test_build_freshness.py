@@ -78,3 +78,11 @@ def test_a_build_that_failed_builds_again(build):
         run()
     run()
     assert len(built) == 2 and open(out).read() == "jar 2"
+
+
+def test_a_build_leaves_only_its_jar_beside_it(build):
+    """The jar and the digest of its inputs, and no lock file beside them (the package's `jars/`
+    folder is in the checkout)."""
+    _, _, out, _, run = build
+    run()
+    assert sorted(os.listdir(os.path.dirname(out))) == sorted([os.path.basename(out), os.path.basename(out) + ".digest"])

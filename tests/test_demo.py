@@ -43,3 +43,27 @@ def test_demo_prints_only_its_tables():
         0, next(i for i, line in enumerate(body) if line.startswith(CAPTIONS[1]))]
     first_window = re.compile(r"\|alice\|\{2024-01-01 12:00:00, 2024-01-01 12:00:10\} *\|1 *\|1\.0 *\|")
     assert sum(1 for line in body if first_window.match(line)) == 2, body  # in both tables
+
+
+def make_recipe(target: str) -> tuple:
+    """(the prerequisites, the commands) of a Makefile target."""
+    with open(os.path.join(ROOT, "Makefile")) as f:
+        lines = f.read().splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith(f"{target}:"))
+    commands = []
+    for line in lines[head + 1:]:
+        if not line.startswith("\t"):
+            break
+        commands.append(line.strip())
+    return lines[head].split(":", 1)[1].split(), commands
+
+
+@pytest.mark.parametrize("target", ["demo"])
+def test_make_demo_installs_only_what_the_demo_needs(target):
+    """`make demo` installs no JUnit and no test tools, and its commands print nothing of their
+    own (they are not echoed)."""
+    prerequisites, commands = make_recipe(target)
+    assert prerequisites == []
+    text = "\n".join(commands)
+    assert "junit" not in text.lower() and "test" not in re.sub(r"\bsliding_window_agg\b", "", text), text
+    assert all(c.startswith("@") for c in commands), commands

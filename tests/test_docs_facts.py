@@ -20,6 +20,7 @@ must end at the newest. Lists and ranges of unsupported versions only are histor
 PLANTED, at the end, plants a wrong fact in a sentence for each check.
 """
 import importlib.util
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -300,3 +301,62 @@ def test_readme_and_getting_started_install_the_same_way():
     pypi = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in pages
             for m in re.finditer(r"pip install '?sliding-window-agg\b.*", p.read_text(encoding="utf-8"))]
     assert not pypi, "the package is not on PyPI:\n" + "\n".join(pypi)
+
+
+# What works where (README.md and docs/index.md show it as a table): for each window kind and
+# place, the test that runs it there, or the error condition that refuses it. A "yes" in a table
+# needs a test here that exists; a "no" names its condition, which the extension must raise.
+WHAT_WORKS_WHERE_COLUMNS = ["batch", "streaming, append", "streaming, update", "SQL", "Spark Connect",
+                            "Declarative Pipelines (Spark 4.1+)"]
+DP = "test_declarative_pipelines.py::test_each_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_tail"
+CONNECT = "test_spark_connect.py::test_connect_client_runs_window_functions"
+WHAT_WORKS_WHERE = {
+    "`sliding_window`": [
+        "test_sliding_batch.py::test_spec_example_table",
+        "test_sliding_streaming.py::test_random_streams_match_reference",
+        "test_sliding_streaming.py::test_random_streams_match_reference",
+        "test_sliding_batch.py::test_sql_and_dataframe_forms_agree",
+        CONNECT, DP],
+    "`batch_window`": [
+        "test_batch_window.py::test_time_order_matches_reference_and_tumbling_window",
+        "test_batch_window_streaming.py::test_random_streams_match_the_simulation",
+        "test_batch_window_streaming.py::test_random_streams_match_the_simulation",
+        DP, CONNECT, DP],
+    "trailing windows (`agg OVER (... RANGE BETWEEN <size> PRECEDING AND CURRENT ROW)`)": [
+        "test_trailing_windows_batch.py::test_trailing_frames_equal_the_definition_and_sparks_own_window",
+        "test_trailing_windows_streaming.py::test_random_streams",
+        "WINDOW_STREAMING_TRAILING_OUTPUT_MODE",
+        "test_trailing_windows_streaming.py::test_sql_window_clause",
+        "test_spark_connect.py::test_connect_client_runs_trailing_windows_on_a_stream", DP],
+}
+
+
+def what_works_where_table() -> str:
+    rows = [f"| window kind | {' | '.join(WHAT_WORKS_WHERE_COLUMNS)} |",
+            "|" + "---|" * (len(WHAT_WORKS_WHERE_COLUMNS) + 1)]
+    for kind, evidence in WHAT_WORKS_WHERE.items():
+        cells = ["yes" if "::" in e else f"no (`{e}`)" for e in evidence]
+        rows.append(f"| {kind} | {' | '.join(cells)} |")
+    return "\n".join(rows)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/index.md"])
+def test_what_works_where_is_the_tested_table(page):
+    """The page's table is the one WHAT_WORKS_WHERE gives, cell by cell."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    marker = "<!-- what works where: tests/test_docs_facts.py, WHAT_WORKS_WHERE -->\n"
+    assert marker in text, f"{page} has no what-works-where table"
+    shown = text.split(marker, 1)[1].split("\n\n", 1)[0].strip()
+    assert shown == what_works_where_table()
+
+
+def test_what_works_where_rests_on_tests_and_conditions_that_exist():
+    conditions = json.loads((ROOT / "scala/src/main/resources/error/sliding-window-error-conditions.json").read_text())
+    for kind, evidence in WHAT_WORKS_WHERE.items():
+        assert len(evidence) == len(WHAT_WORKS_WHERE_COLUMNS), kind
+        for e in evidence:
+            if "::" in e:
+                module, test = e.split("::")
+                assert f"def {test}(" in (ROOT / "tests" / module).read_text(), f"{kind}: no test {e}"
+            else:
+                assert e in conditions, f"{kind}: no error condition {e}"
