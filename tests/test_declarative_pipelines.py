@@ -3,8 +3,9 @@ windowed aggregation, run as a new user runs it (docs/deployment.md, "Spark Decl
 Pipelines"): a Python flow reads JSON files with a watermark, a SQL flow is a streaming table of
 `sliding_window`, with a Hive metastore so that the pipeline runs again. Each triggered run emits
 the batch query's windows for the part its watermark closed; with `closeAtEndOfInput` it also
-emits its tail. A feature table of streaming trailing windows in the same pipeline, with
-`closeAtEndOfInput`, gets every row of the run (one pipeline: each run starts a Connect server)."""
+emits its tail. A streaming table of `batch_window` and a feature table of streaming trailing
+windows in the same pipeline, with `closeAtEndOfInput`, get every window and every row of the run
+(one pipeline: each run starts a Connect server)."""
 from __future__ import annotations
 
 import os
@@ -37,6 +38,12 @@ WINDOWS_SQL = f"""\
     SELECT k, sliding_window(ts, '{SIZE_TEXT}') AS w, count(*) AS n, sum(v) AS total
     FROM STREAM(events)
     GROUP BY k, sliding_window(ts, '{SIZE_TEXT}')
+    """
+BATCHES_SQL = f"""\
+    CREATE STREAMING TABLE batches AS
+    SELECT k, batch_window(ts, '{SIZE_TEXT}') AS w, count(*) AS n, sum(v) AS total
+    FROM STREAM(events)
+    GROUP BY k, batch_window(ts, '{SIZE_TEXT}')
     """
 FEATURES_SQL = f"""\
     CREATE STREAMING TABLE features AS
@@ -101,8 +108,8 @@ def run_pipeline(root: str, conf_dir: str) -> None:
         (done.stdout + done.stderr)[-6000:]
 
 
-def table(spark, root: str) -> dict:
-    rows = spark.read.parquet(os.path.join(root, "warehouse", "windows")).collect()
+def table(spark, root: str, name: str = "windows") -> dict:
+    rows = spark.read.parquet(os.path.join(root, "warehouse", name)).collect()
     found = {(r["k"], int(round(r["w"]["start"].timestamp() * SEC)), int(round(r["w"]["end"].timestamp() * SEC))):
              (r["n"], r["total"]) for r in rows}
     assert len(found) == len(rows), "windows written twice"
@@ -131,7 +138,8 @@ def test_each_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_ta
     `sliding_window` holds the windows its watermark closed, those of the batch query over every
     row so far; with `closeAtEndOfInput` (a session setting: in the spec) every window so far.
 
-    The same pipeline's streaming table of trailing windows holds, after the first run, every
+    The same pipeline's streaming table of `batch_window` holds every window of the rows so far,
+    as the reference applies them file by file. Its streaming table of trailing windows holds, after the first run, every
     row, once, with the count and sum of its group's rows in [t - size, t], the latest rows too
     (without the setting they would wait for the next run; the next runs' rows and late rows are
     tests/test_trailing_idle.py's)."""
@@ -140,7 +148,7 @@ def test_each_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_ta
     conf = {"spark.sql.shuffle.partitions": "2"}
     if close_at_end:
         conf["spark.sql.slidingWindow.closeAtEndOfInput"] = "true"
-    write_pipeline(root, source, conf, WINDOWS_SQL + ";\n" + FEATURES_SQL)
+    write_pipeline(root, source, conf, ";\n".join([WINDOWS_SQL, BATCHES_SQL, FEATURES_SQL]))
     conf_dir = write_spark_defaults(root)
     events = []
     for name, new in (("0.json", first_events()), ("1.json", later_events())):
@@ -149,5 +157,7 @@ def test_each_run_emits_the_closed_windows_and_with_close_at_end_of_input_the_ta
         run_pipeline(root, conf_dir)
         want = expected(events, "sliding", SIZE)
         assert table(spark, root) == (want if close_at_end else closed(events, max(e[1] for e in events) - DELAY))
+        if close_at_end:
+            assert table(spark, root, "batches") == expected(events, "batch", SIZE)
         if name == "0.json":
             assert features(spark, root) == trailing_features(events)

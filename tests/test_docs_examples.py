@@ -29,6 +29,7 @@ PAGES = [
     ("batch_windows.py", "batch-windows.md"),
     ("late_rows.py", "streaming.md"),
     ("trailing_streaming.py", "trailing-windows.md"),
+    ("idle_timeout.py", "streaming.md"),
 ]
 
 
