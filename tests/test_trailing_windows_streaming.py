@@ -367,6 +367,13 @@ def test_timestamp_ntz_time_refused(spark, tmp_path, written):
                                          "RANGE BETWEEN INTERVAL 3 SECONDS PRECEDING AND CURRENT ROW)").alias("n"))
         return df.select("k", F.count("*").over(swa.trailing_window("k", "local", "3 seconds")).alias("n"))
 
+    if written == "helper" and spark_version(spark) < (4, 0):
+        # Spark 3.5's unix_micros takes a TIMESTAMP only: its own analysis refuses the helper's
+        # frame on a TIMESTAMP_NTZ column first, in batch too (docs/trailing-windows.md).
+        with pytest.raises(Exception) as failure:
+            build(read_stream(spark, str(tmp_path))).schema
+        assert "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE" in str(failure.value)
+        return
     error = start_failure(spark, tmp_path, build)
     assert_condition(error, "WINDOW_STREAMING_TRAILING_TIMESTAMP_NTZ", "42KDE")
     assert dict(error.getMessageParameters())["timeColumn"] == "local"

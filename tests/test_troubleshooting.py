@@ -3,7 +3,12 @@ message (the last fenced block after a `<!-- message: NAME -->` marker) is produ
 and compared with the page, `...` standing for any text (paths, ids), ids for any id, and line
 breaks for spaces. The
 page quotes Spark 4.3, whose versions and wording these tests expect; the behaviours themselves
-are tested on every Spark by tests/test_errors.py and tests/test_streaming_modes.py."""
+are tested on every Spark by tests/test_errors.py and tests/test_streaming_modes.py.
+
+Where Spark 3.5 shows another message, or shows it at another time, the page quotes that too,
+after a marker `<!-- message: NAME (3.5) -->`. The tests marked `every_spark` run on Spark 3.5
+as well (`python3 buildtools/spark_env.py 3.5 -- -m every_spark ...`): there each checks the
+3.5 quote of its NAME where the page has one, else that the quote of 4.3 holds on 3.5 too."""
 from __future__ import annotations
 
 import json
@@ -18,12 +23,13 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 from pyspark.errors import AnalysisException
+from pyspark.sql import Window
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
 from checkout import ROOT
 from deploy_util import relabelled_jar, started_with
-from streaming_harness import spark_version
+from streaming_harness import session_conf, spark_version
 
 PAGE = os.path.join(ROOT, "docs", "troubleshooting.md")
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -32,9 +38,11 @@ SQL = ("SELECT k, sliding_window(ts, '10 seconds') AS w, count(*) AS n FROM even
 
 
 @pytest.fixture(autouse=True)
-def spark_4_3(spark):
-    if spark_version(spark) != (4, 3):
-        pytest.skip(f"docs/troubleshooting.md quotes Spark 4.3, this is Spark {spark.version}")
+def quoted_spark(request, spark):
+    """Spark 4.3, or Spark 3.5 for the tests marked `every_spark`: the Sparks the page quotes."""
+    quoted_here = [(4, 3), (3, 5)] if request.node.get_closest_marker("every_spark") else [(4, 3)]
+    if spark_version(spark) not in quoted_here:
+        pytest.skip(f"docs/troubleshooting.md quotes Spark 4.3 (and 3.5 where it differs), this is Spark {spark.version}")
 
 
 def quoted() -> Dict[str, Tuple[Optional[str], str]]:
@@ -42,7 +50,7 @@ def quoted() -> Dict[str, Tuple[Optional[str], str]]:
     with open(PAGE, encoding="utf-8") as f:
         page = f.read()
     out = {}
-    for name, blocks in re.findall(r"^ *<!-- message: ([a-z-]+) -->\n((?: *```[a-z]*\n.*?\n *```\n\n?)+)",
+    for name, blocks in re.findall(r"^ *<!-- message: ([a-z-]+(?: \(3\.5\))?) -->\n((?: *```[a-z]*\n.*?\n *```\n\n?)+)",
                                    page, flags=re.M | re.S):
         bodies = [textwrap.dedent(b) for b in re.findall(r"```[a-z]*\n(.*?)\n *```", blocks, flags=re.S)]
         out[name] = (bodies[0] if len(bodies) > 1 else None, bodies[-1])
@@ -73,11 +81,20 @@ def assert_quoted(name: str, actual: str, numbers: bool = False) -> None:
         f"docs/troubleshooting.md quotes for {name}:\n{message}\nbut the message is now:\n{actual}"
 
 
+def assert_quoted_here(spark, name: str, actual: str) -> None:
+    """assert_quoted; on Spark 3.5, of the quote `NAME (3.5)` where the page has one."""
+    if spark_version(spark) == (3, 5) and f"{name} (3.5)" in quoted():
+        name = f"{name} (3.5)"
+    assert_quoted(name, actual)
+
+
 def test_every_section_quotes_its_message():
     assert set(quoted()) == {
         "unresolved-routine", "extension-not-loaded", "version-mismatch", "other-scala",
         "other-minor", "no-jar-here", "watermark-other-column", "update-without-watermark", "stop-mid-batch",
-        "pandas-udaf"}
+        "pandas-udaf", "trailing-update-mode", "trailing-update-mode (3.5)", "trailing-no-watermark",
+        "trailing-no-watermark (3.5)", "trailing-timestamp-ntz", "trailing-not-trailing", "idle-timeout-invalid",
+        "idle-timeout-invalid (3.5)"}
     assert quoted()["unresolved-routine"][0] == SQL
 
 
@@ -304,3 +321,91 @@ def test_pandas_udaf(spark):
     with pytest.raises(AnalysisException) as e:
         events.groupBy("k", swa.sliding_window("ts", "10 seconds")).agg(mean_udf("v"))
     assert_quoted("pandas-udaf", str(e.value))
+
+
+# Trailing windows on a stream (docs/trailing-windows.md). Spark 4 refuses a query when it starts,
+# Spark 3.5 (no hint resolution rules) when its first micro-batch is planned: the query fails then.
+LAST_10M = ("k", "ts", "10 minutes")
+
+
+def failure(spark, writer) -> Tuple[BaseException, bool]:
+    """The exception of a query that fails, and whether start() raised it (else it is the one
+    awaitTermination() raises, the query having stopped)."""
+    try:
+        query = writer.start()
+    except Exception as e:  # noqa: BLE001  (the test compares its message)
+        return e, True
+    try:
+        with pytest.raises(Exception) as e:
+            query.awaitTermination(120)
+    finally:
+        query.stop()
+    return e.value, False
+
+
+def at_start(spark) -> bool:
+    """Whether trailing windows' errors come from start() on this Spark (4.0 and later)."""
+    return spark_version(spark) >= (4, 0)
+
+
+@pytest.mark.every_spark
+def test_trailing_update_mode(spark, tmp_path):
+    events = file_stream(spark, str(tmp_path / "in"), [("a", 10)])
+    last_10m = swa.trailing_window(*LAST_10M)
+    e, started = failure(spark, events.withWatermark("ts", "5 seconds")
+                         .select("k", "ts", F.count("*").over(last_10m).alias("n_10m"))
+                         .writeStream.format("noop").outputMode("update")
+                         .option("checkpointLocation", str(tmp_path / "checkpoint")))
+    assert started == at_start(spark), e
+    assert_quoted_here(spark, "trailing-update-mode", str(e))
+
+
+@pytest.mark.every_spark
+def test_trailing_without_a_watermark(spark, tmp_path):
+    """No watermark; then one on another column, which the page says the message names."""
+    events = file_stream(spark, str(tmp_path / "in"), [("a", 10)])
+    last_10m = swa.trailing_window(*LAST_10M)
+    for name, stream in [("none", events), ("other", events.withWatermark("other", "5 seconds"))]:
+        e, started = failure(spark, stream.select("k", "ts", F.count("*").over(last_10m).alias("n_10m"))
+                             .writeStream.format("noop").outputMode("append")
+                             .option("checkpointLocation", str(tmp_path / f"checkpoint-{name}")))
+        assert started == at_start(spark), e
+        if name == "none":
+            assert_quoted_here(spark, "trailing-no-watermark", str(e))
+    other = "(the query has one on other, which does not order its windows)"
+    with open(PAGE) as f:
+        assert other in " ".join(f.read().split())
+    assert other in str(e), str(e)
+
+
+@pytest.mark.every_spark
+def test_trailing_on_a_timestamp_ntz_column(spark, tmp_path):
+    """Refused when the query is defined, on every Spark."""
+    events = file_stream(spark, str(tmp_path / "in"), [("a", 10)]).withColumn("ts", F.col("ts").cast("timestamp_ntz"))
+    with pytest.raises(AnalysisException) as e:
+        events.select("k", "ts", F.expr("count(*) OVER (PARTITION BY k ORDER BY ts "
+                                         "RANGE BETWEEN INTERVAL 10 MINUTES PRECEDING AND CURRENT ROW)").alias("n_10m"))
+    assert_quoted_here(spark, "trailing-timestamp-ntz", str(e.value))
+
+
+@pytest.mark.every_spark
+def test_row_number_on_a_stream(spark, tmp_path):
+    """Refused when the query is defined, on every Spark."""
+    events = file_stream(spark, str(tmp_path / "in"), [("a", 10)])
+    with pytest.raises(AnalysisException) as e:
+        events.withWatermark("ts", "5 seconds").select(
+            "k", "ts", F.row_number().over(Window.partitionBy("k").orderBy("ts")).alias("n"))
+    assert_quoted_here(spark, "trailing-not-trailing", str(e.value))
+
+
+@pytest.mark.every_spark
+def test_idle_timeout_without_a_unit(spark, tmp_path):
+    """Refused when the first micro-batch is planned, on every Spark."""
+    events = file_stream(spark, str(tmp_path / "in"), [("a", 10)])
+    with session_conf(spark, "spark.sql.slidingWindow.idleTimeout", "300"):
+        e, started = failure(spark, events.withWatermark("ts", "5 seconds")
+                             .groupBy("k", swa.sliding_window("ts", "10 seconds")).count()
+                             .writeStream.format("noop").outputMode("append")
+                             .option("checkpointLocation", str(tmp_path / "checkpoint")))
+    assert not started, e
+    assert_quoted_here(spark, "idle-timeout-invalid", str(e))
