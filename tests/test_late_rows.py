@@ -74,15 +74,18 @@ def check_late_rows(stream, runs, rows, operator: str, name: str) -> None:
     assert sum(op["customMetrics"]["numLateRowsWritten"] for op in metrics) == len(late)
 
 
+# Each mode and operator once, the two state stores between them: the late rows are found before
+# the state is read, so a store changes nothing of them (`make test` runs the first parameters of
+# each on every other Spark: both stores there too).
 @pytest.mark.every_spark
-@pytest.mark.parametrize("mode", ["append", "update"])
-def test_sliding_window_late_rows_are_the_references(spark, tmp_path, database, provider, mode):
+@pytest.mark.parametrize("mode,store", [("append", sh.ROCKSDB), ("update", sh.HDFS)], ids=["append-rocksdb", "update-default"])
+def test_sliding_window_late_rows_are_the_references(spark, tmp_path, database, mode, store):
     """Random out-of-order streams: the windows emitted are the reference's over the rows kept,
     the table holds the others, the late ones."""
     stream = generate_stream(31 if mode == "append" else 32, 3 * SEC, cases=6)
     write_files(str(tmp_path / "in"), stream.files)
     table = f"{database}.late_rows"
-    with session_conf(spark, LATE_CONF, table):
+    with sh.state_store(spark, store), session_conf(spark, LATE_CONF, table):
         run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "chk"), sliding_query("3 seconds"), mode)
     sh.CHECKS[mode](stream, [run])
     rows = table_rows(spark, table)
@@ -93,13 +96,14 @@ def test_sliding_window_late_rows_are_the_references(spark, tmp_path, database, 
 
 
 @pytest.mark.every_spark
-def test_trailing_windows_emitted_and_late_rows_account_for_every_row(spark, tmp_path, database, provider):
+@pytest.mark.parametrize("store", [sh.HDFS, sh.ROCKSDB], ids=["default", "rocksdb"])
+def test_trailing_windows_emitted_and_late_rows_account_for_every_row(spark, tmp_path, database, store):
     """Every input row but the flush is either emitted once, with the reference's frames, or in
     the table once."""
     stream = th.generate(41)
     write_files(str(tmp_path / "in"), stream.files)
     table = f"{database}.late_rows"
-    with session_conf(spark, LATE_CONF, table):
+    with sh.state_store(spark, store), session_conf(spark, LATE_CONF, table):
         run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "chk"), th.trailing_query, "append")
     th.check(stream, [run])
     rows = table_rows(spark, table)
@@ -398,11 +402,11 @@ def test_killed_anywhere_every_late_row_is_written_once(spark, tmp_path):
     write_files(source, files)
     rng = random.Random(43)
     kills = 0
-    for attempt in range(8):
+    for attempt in range(6):
         child = subprocess.Popen([sys.executable, CHILD, source, checkpoint, warehouse, output],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                  start_new_session=True)
-        if attempt < 6:
+        if attempt < 4:
             deadline = time.time() + rng.uniform(5, 11)
             while time.time() < deadline and child.poll() is None:
                 time.sleep(0.05)
