@@ -32,7 +32,7 @@ setup:
 # test tools), and nothing on screen but the demo's own output and what pip must say.
 demo:
 	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless > /dev/null; }
-	@$(PYTHON) -m pip install -q --disable-pip-version-check -e '.[spark]'
+	@$(PYTHON) -m pip install -q --disable-pip-version-check --root-user-action=ignore -e '.[spark]'
 	@$(PYTHON) buildtools/scala_build.py > /dev/null
 	@$(PYTHON) -m sliding_window_agg.demo
 
