@@ -41,12 +41,11 @@ object LateRowsRuns {
    */
   def claimed(session: SparkSession, runId: UUID): LateRowsRecord = claims.computeIfAbsent(runId, _ => {
     val run = Option(planned.get(runId)).getOrElse(throw new IllegalStateException(s"run $runId planned no late-rows table"))
-    val ours = LateRowsTable.writtenBy(session, run.location, run.checkpoint)
-    val log = LateRowsTable.claim(session, run.table, run.location, run.checkpoint)
-    val record = run.recorded.filter(r => r.location == run.location && ours)
-      .getOrElse(LateRowsRecord(LateRowsTable.show(run.table), run.location, run.batch - log.entries))
+        val claim = LateRowsTable.claim(session, run.table, run.location, run.checkpoint)
+    val record = run.recorded.filter(r => r.location == run.location && claim.claimedBefore)
+      .getOrElse(LateRowsRecord(LateRowsTable.show(run.table), run.location, run.batch - claim.log.entries))
     LateRowsRecord.write(session, run.checkpoint, record)
-    LateRowsPublisher.watch(run.query, log, record.firstBatch)
+    LateRowsPublisher.watch(run.query, claim.log, record.firstBatch)
     planned.remove(runId)
     record
   })

@@ -96,21 +96,28 @@ object LateRowsTable {
     CheckpointFiles.read(writer.getFileSystem(session.sessionState.newHadoopConf()), writer).exists(_.trim == checkpoint)
   }
 
+    /**
+   * A table claimed ([[claim]]): its log, and whether the table named the checkpoint before (the
+   * query wrote it in an earlier run; else it is new to the query, or was dropped and created
+   * again since: its writer file went with it).
+   */
+  final case class Claim(log: LateRowsLog, claimedBefore: Boolean)
+
   /**
    * Claims the table at `location` for the query whose checkpoint is `checkpoint`: its writer
    * file names it. A table another checkpoint claimed, or one that holds files no query of the
    * extension wrote, is refused; a location that cannot be written fails here, before any row.
    * Opens its [[LateRowsLog]] (which creates `_spark_metadata`: readers then read its log).
    */
-  def claim(session: SparkSession, table: TableIdentifier, location: String, checkpoint: String): LateRowsLog = {
+  def claim(session: SparkSession, table: TableIdentifier, location: String, checkpoint: String): Claim = {
     val name = show(table)
     try {
       val root = new Path(location)
       val fs = root.getFileSystem(session.sessionState.newHadoopConf())
       val writer = writerOf(location)
-      CheckpointFiles.read(fs, writer) match {
+            val claimedBefore = CheckpointFiles.read(fs, writer) match {
         case Some(owner) if owner.trim != checkpoint => WindowErrors.lateRowsTableInUse(name, owner.trim)
-        case Some(_) =>
+        case Some(_) => true
         case None =>
           // Written once (atomically, CheckpointFiles): a restart leaves it as it is.
           val others = if (fs.exists(root)) fs.listStatus(root).map(_.getPath.getName)
@@ -119,10 +126,11 @@ object LateRowsTable {
             WindowErrors.lateRowsTableUnsuitable(name,
               s"holds files no query wrote as its late rows (${others.sorted.take(3).mkString(", ")})")
           }
-          fs.mkdirs(writer.getParent)
+                    fs.mkdirs(writer.getParent)
           CheckpointFiles.write(fs, writer, checkpoint + "\n")
+          false
       }
-      LateRowsLog.open(session, location)
+      Claim(LateRowsLog.open(session, location), claimedBefore)
     } catch {
       case e: IOException => WindowErrors.lateRowsTableNotWritable(name, location, e)
     }
