@@ -22,6 +22,7 @@ import sliding_window_agg as swa
 
 import streaming_harness as sh
 import trailing_harness as th
+from error_conditions import query_failure
 from quiet_stream import explain_text
 from streaming_harness import (CASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, MS, SEC, TIME, VALUE, batch_plan,
                                committed_batches, generate_stream, operator_metrics, read_stream, restart_point,
@@ -172,13 +173,12 @@ def run_until_error(spark, tmp_path, build=sliding_query("3 seconds"), name="in"
     source, checkpoint = str(tmp_path / name), str(tmp_path / f"chk-{name}")
     if not os.path.exists(source):
         write_files(source, generate_stream(35, 3 * SEC, cases=1).files[:1])
-    query = (build(read_stream(spark, source)).writeStream.format("memory").queryName(f"e_{uuid.uuid4().hex[:8]}")
-             .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
-    with pytest.raises(Exception) as failure:
-        query.awaitTermination(120)
-        raise AssertionError("the query did not fail")
+    failure, at_start = query_failure(build(read_stream(spark, source)).writeStream.format("memory")
+                                      .queryName(f"e_{uuid.uuid4().hex[:8]}").option("checkpointLocation", checkpoint)
+                                      .trigger(availableNow=True))
+    assert not at_start, failure
     assert committed_batches(checkpoint) == set(), "a micro-batch committed before the error"
-    return str(failure.value)
+    return str(failure)
 
 
 def test_a_name_that_is_no_table_name_is_refused(spark, tmp_path):
@@ -256,13 +256,11 @@ def test_a_restart_with_another_table_or_none_is_refused(spark, tmp_path, databa
     for setting in (f"{database}.other", None):
         query_conf = session_conf(spark, LATE_CONF, setting) if setting else _unset(spark)
         with query_conf:
-            query = (sliding_query("3 seconds")(read_stream(spark, source)).writeStream
-                     .foreachBatch(lambda df, _: df.collect()).option("checkpointLocation", checkpoint)
-                     .trigger(availableNow=True).start())
-            with pytest.raises(Exception) as failure:
-                query.awaitTermination(120)
-                raise AssertionError("the query did not fail")
-        message = str(failure.value)
+            failure, at_start = query_failure(sliding_query("3 seconds")(read_stream(spark, source)).writeStream
+                                              .foreachBatch(lambda df, _: df.collect())
+                                              .option("checkpointLocation", checkpoint).trigger(availableNow=True))
+        assert not at_start, failure
+        message = str(failure)
         assert "[WINDOW_LATE_ROWS_SETTING_CHANGED]" in message, message
         assert f"spark_catalog.{database}.late_rows" in message
         assert (f"spark_catalog.{database}.other" if setting else "is now unset") in message, message

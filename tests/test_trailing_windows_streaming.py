@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 import sliding_window_agg as swa
 import trailing_fixtures
 from checkpoint_fixtures import STORES, restore
-from error_conditions import assert_condition, condition_of, run_time_cause
+from error_conditions import assert_condition, condition_of, query_failure, run_time_cause
 from streaming_harness import (BASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, ROCKSDB, SEC, TIME, VALUE, Run, Stream, batch_plan,
                                has_state_reader, operator_metrics, read_stream, run_query, session_conf, spark_version,
                                state_store, write_files)
@@ -291,21 +291,19 @@ def start_failure(spark, tmp_path, build, mode: str = "append", at_start: bool =
     there for the extension (4.0 and later)."""
     source = str(tmp_path / "in")
     write_files(source, generate(6).files[:1])
-    started = False
-    with pytest.raises(Exception) as failure:
+    try:
         writer = (build(read_stream(spark, source)).writeStream.outputMode(mode).format("noop")
                   .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True))
-        query = writer.start()
-        started = True
-        try:
-            query.awaitTermination(120)
-        finally:
-            query.stop()
+    except Exception as e:  # noqa: BLE001  (refused when the query is defined)
+        failure, started = e, False
+    else:
+        failure, at_start_raised = query_failure(writer)
+        started = not at_start_raised
     if at_start and spark_version(spark) >= (4, 0):
         assert not started, "the query started: its error should come from start()"
-    if (condition_of(failure.value) or "").startswith("WINDOW_"):
-        return failure.value
-    return run_time_cause(failure.value)
+    if (condition_of(failure) or "").startswith("WINDOW_"):
+        return failure
+    return run_time_cause(failure)
 
 
 @pytest.mark.parametrize("expression", [

@@ -29,6 +29,7 @@ from pyspark.sql import functions as F
 import sliding_window_agg as swa
 from checkout import ROOT
 from deploy_util import relabelled_jar, started_with
+from error_conditions import query_failure
 from streaming_harness import session_conf, spark_version
 
 PAGE = os.path.join(ROOT, "docs", "troubleshooting.md")
@@ -328,21 +329,6 @@ def test_pandas_udaf(spark):
 LAST_10M = ("k", "ts", "10 minutes")
 
 
-def failure(spark, writer) -> Tuple[BaseException, bool]:
-    """The exception of a query that fails, and whether start() raised it (else it is the one
-    awaitTermination() raises, the query having stopped)."""
-    try:
-        query = writer.start()
-    except Exception as e:  # noqa: BLE001  (the test compares its message)
-        return e, True
-    try:
-        with pytest.raises(Exception) as e:
-            query.awaitTermination(120)
-    finally:
-        query.stop()
-    return e.value, False
-
-
 def at_start(spark) -> bool:
     """Whether trailing windows' errors come from start() on this Spark (4.0 and later)."""
     return spark_version(spark) >= (4, 0)
@@ -352,11 +338,11 @@ def at_start(spark) -> bool:
 def test_trailing_update_mode(spark, tmp_path):
     events = file_stream(spark, str(tmp_path / "in"), [("a", 10)])
     last_10m = swa.trailing_window(*LAST_10M)
-    e, started = failure(spark, events.withWatermark("ts", "5 seconds")
-                         .select("k", "ts", F.count("*").over(last_10m).alias("n_10m"))
-                         .writeStream.format("noop").outputMode("update")
-                         .option("checkpointLocation", str(tmp_path / "checkpoint")))
-    assert started == at_start(spark), e
+    e, raised_at_start = query_failure(events.withWatermark("ts", "5 seconds")
+                                       .select("k", "ts", F.count("*").over(last_10m).alias("n_10m"))
+                                       .writeStream.format("noop").outputMode("update")
+                                       .option("checkpointLocation", str(tmp_path / "checkpoint")))
+    assert raised_at_start == at_start(spark), e
     assert_quoted_here(spark, "trailing-update-mode", str(e))
 
 
@@ -366,10 +352,10 @@ def test_trailing_without_a_watermark(spark, tmp_path):
     events = file_stream(spark, str(tmp_path / "in"), [("a", 10)])
     last_10m = swa.trailing_window(*LAST_10M)
     for name, stream in [("none", events), ("other", events.withWatermark("other", "5 seconds"))]:
-        e, started = failure(spark, stream.select("k", "ts", F.count("*").over(last_10m).alias("n_10m"))
-                             .writeStream.format("noop").outputMode("append")
-                             .option("checkpointLocation", str(tmp_path / f"checkpoint-{name}")))
-        assert started == at_start(spark), e
+        e, raised_at_start = query_failure(stream.select("k", "ts", F.count("*").over(last_10m).alias("n_10m"))
+                                           .writeStream.format("noop").outputMode("append")
+                                           .option("checkpointLocation", str(tmp_path / f"checkpoint-{name}")))
+        assert raised_at_start == at_start(spark), e
         if name == "none":
             assert_quoted_here(spark, "trailing-no-watermark", str(e))
     other = "(the query has one on other, which does not order its windows)"
@@ -403,9 +389,9 @@ def test_idle_timeout_without_a_unit(spark, tmp_path):
     """Refused when the first micro-batch is planned, on every Spark."""
     events = file_stream(spark, str(tmp_path / "in"), [("a", 10)])
     with session_conf(spark, "spark.sql.slidingWindow.idleTimeout", "300"):
-        e, started = failure(spark, events.withWatermark("ts", "5 seconds")
-                             .groupBy("k", swa.sliding_window("ts", "10 seconds")).count()
-                             .writeStream.format("noop").outputMode("append")
-                             .option("checkpointLocation", str(tmp_path / "checkpoint")))
-    assert not started, e
+        e, raised_at_start = query_failure(events.withWatermark("ts", "5 seconds")
+                                           .groupBy("k", swa.sliding_window("ts", "10 seconds")).count()
+                                           .writeStream.format("noop").outputMode("append")
+                                           .option("checkpointLocation", str(tmp_path / "checkpoint")))
+    assert not raised_at_start, e
     assert_quoted_here(spark, "idle-timeout-invalid", str(e))

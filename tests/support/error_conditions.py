@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 from checkout import ROOT
 
@@ -70,3 +70,20 @@ def run_time_cause(e: BaseException) -> Any:
             return java
         java = java.getCause()
     raise AssertionError(f"no error condition of the extension among the causes of {e!r}")
+
+
+def query_failure(writer, timeout: float = 120) -> Tuple[BaseException, bool]:
+    """The exception the streaming query `writer` starts fails with, and whether `start()` raised
+    it (else `awaitTermination()` did, once the query stopped). A query that does not fail within
+    `timeout` seconds fails the test."""
+    try:
+        query = writer.start()
+    except Exception as e:  # noqa: BLE001  (the caller checks what it is)
+        return e, True
+    try:
+        query.awaitTermination(timeout)
+    except Exception as e:  # noqa: BLE001
+        return e, False
+    finally:
+        query.stop()
+    raise AssertionError("the query did not fail")
