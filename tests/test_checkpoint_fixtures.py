@@ -6,15 +6,13 @@ append mode every window once, final, in the micro-batch whose watermark reaches
 update mode the current row of exactly the changed windows in each micro-batch."""
 from __future__ import annotations
 
-import glob
-import json
 import os
 
 import pytest
 
 import batch_window_harness
 import streaming_harness
-from checkpoint_fixtures import Fixture, all_fixtures, query
+from checkpoint_fixtures import Fixture, all_fixtures, oldest_spark_for_checkpoint, query
 from streaming_harness import FLUSH_KEY, ROCKSDB, run_query, spark_version, state_store
 
 FIXTURES = all_fixtures()
@@ -36,18 +34,10 @@ def test_every_release_has_a_fixture_of_each_kind():
 
 
 def oldest_spark_for(fixture: Fixture) -> tuple:
-    """The oldest Spark that runs the fixture's state arrangement (docs/compatibility.md): a time
-    index needs Spark 4.0's column families, rows ordered by time 4.2's range scans. A checkpoint
-    without a record (0.1.0, written on Spark 4.3) has both with RocksDB."""
-    records = glob.glob(os.path.join(fixture.folder, "checkpoint", "state", "*", "_sliding_window_agg",
-                                     "operator.json"))
-    if records:
-        with open(records[0]) as f:
-            record = json.load(f)
-        time_index, ordered = record.get("timeIndex", False), record.get("orderedRows", False)
-    else:
-        time_index = ordered = fixture.store == ROCKSDB
-    return (4, 2) if ordered else (4, 0) if time_index else (3, 5)
+    """The oldest Spark that runs the fixture's state arrangement; a checkpoint without a record
+    (0.1.0, written on Spark 4.3) has both a time index and ordered rows with RocksDB."""
+    return oldest_spark_for_checkpoint(os.path.join(fixture.folder, "checkpoint"),
+                                       default=fixture.store == ROCKSDB)
 
 
 def tier(fixture: Fixture):

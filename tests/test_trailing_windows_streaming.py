@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
 import trailing_fixtures
-from checkpoint_fixtures import STORES, restore
+from checkpoint_fixtures import STORES, oldest_spark_for_checkpoint, restore
 from error_conditions import assert_condition, condition_of, query_failure, run_time_cause
 from streaming_harness import (BASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, ROCKSDB, SEC, TIME, VALUE, Run, Stream, batch_plan,
                                has_state_reader, operator_metrics, read_stream, run_query, session_conf, spark_version,
@@ -114,9 +114,14 @@ def test_plan_progress_and_bounded_state(spark, tmp_path):
     physical = re.sub(r"#[0-9]+L?", "", execution.executedPlan().toString())
     formatted = re.sub(r"#[0-9]+L?", "", execution.explainString(
         getattr(getattr(spark._jvm.org.apache.spark.sql.execution, "FormattedMode$"), "MODULE$")))
-    for line in ("Partition [2]: [case, k]", "Frame 10 seconds [3]: [count(1) ", ") AS ids_10s]",
-                 "Frame 8 seconds to 2 seconds before [2]: [count(1) ", ") AS ids_8s_2s]", "Time: ts",
-                 "State format version: 1", "State arrangement: scan", "Output mode: Append", "Watermarks (late rows / eviction, ms): "):
+    lines = ["Partition [2]: [case, k]", "Frame 10 seconds [3]: [count(1) ", ") AS ids_10s]",
+             "Frame 8 seconds to 2 seconds before [2]: [count(1) ", ") AS ids_8s_2s]", "Time: ts",
+             "State format version: 1", "State arrangement: scan"]
+    # Spark 3.5's explainString plans a streaming plan anew, as a query of its own with no
+    # checkpoint, so the micro-batch's mode and watermarks are in its formatted plan from 4.0 on.
+    if spark_version(spark) >= (4, 0):
+        lines += ["Output mode: Append", "Watermarks (late rows / eviction, ms): "]
+    for line in lines:
         assert line in formatted, formatted
     # The helper's frames (ORDER BY unix_micros(ts)) and the SQL frame with a lag (ORDER BY ts):
     # one operator, every frame in it.
@@ -524,6 +529,8 @@ def test_checkpoint_fixtures_restart(spark, tmp_path, folder):
     then both runs together emit what the reference says, each row once."""
     with open(os.path.join(folder, "fixture.json")) as f:
         meta = json.load(f)
+    if spark_version(spark) < oldest_spark_for_checkpoint(os.path.join(folder, "checkpoint"), default=False):
+        pytest.skip(f"Spark {spark.version} refuses this arrangement of the state (docs/compatibility.md)")
     with open(os.path.join(folder, "first_run.json")) as f:
         saved = json.load(f)
     first = Run([(b, Row(**r)) for b, r in saved["rows"]], saved["progress"])

@@ -28,6 +28,7 @@ restarted by the same test. They were written by this code run on that Spark:
 """
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -107,6 +108,20 @@ class Fixture:
     def restore(self, into: str) -> tuple:
         """Copies the input and the checkpoint into `into`; returns (input, checkpoint)."""
         return restore(self.folder, into)
+
+
+def oldest_spark_for_checkpoint(checkpoint: str, default: bool) -> tuple:
+    """The oldest Spark that runs the state arrangement a checkpoint's record names
+    (docs/compatibility.md): a time index needs Spark 4.0's column families, rows ordered by time
+    4.2's range scans. `default`: whether a checkpoint without a record has both."""
+    records = glob.glob(os.path.join(checkpoint, "state", "*", "_sliding_window_agg", "operator.json"))
+    if records:
+        with open(records[0]) as f:
+            record = json.load(f)
+        time_index, ordered = record.get("timeIndex", False), record.get("orderedRows", False)
+    else:
+        time_index = ordered = default
+    return (4, 2) if ordered else (4, 0) if time_index else (3, 5)
 
 
 def restore(folder: str, into: str) -> tuple:
