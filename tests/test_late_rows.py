@@ -225,6 +225,30 @@ def test_an_unsuitable_table_is_refused_before_any_row(spark, tmp_path, database
         assert "Name another table" in message, message
 
 
+@pytest.mark.parametrize("case", ["no_database", "global_temp", "temporary_view"])
+def test_a_name_the_query_cannot_use_or_a_view_hides_is_refused(spark, tmp_path, database, case):
+    """A table in a missing database, in Spark's database of global temporary views, or named
+    (without its database) as a temporary view of the session, which spark.read.table would read
+    instead: the extension's condition, saying what to change, before any micro-batch."""
+    name, expected = {
+        "no_database": ("nodb_x.t", ["[WINDOW_LATE_ROWS_TABLE.DATABASE_NOT_FOUND]", "spark_catalog.nodb_x.t",
+                                     "its database nodb_x does not exist", "CREATE DATABASE nodb_x"]),
+        "global_temp": ("global_temp.g", ["[WINDOW_LATE_ROWS_TABLE.GLOBAL_TEMP_DATABASE]", "spark_catalog.global_temp.g",
+                                          "global_temp is the database of the global temporary views"]),
+        "temporary_view": ("late_view", ["[WINDOW_LATE_ROWS_TABLE.TEMPORARY_VIEW]", "spark_catalog.default.late_view",
+                                         "temporary view named late_view", "(default.late_view)"]),
+    }[case]
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW late_view AS SELECT 1 AS x")
+    try:
+        with session_conf(spark, LATE_CONF, name):
+            message = run_until_error(spark, tmp_path)
+    finally:
+        spark.catalog.dropTempView("late_view")
+    for text in expected:
+        assert text in message, message
+    assert not spark.catalog.tableExists("late_view", "default")
+
+
 def test_a_table_of_another_query_or_an_unwritable_one_is_refused(spark, tmp_path, database):
     table = f"{database}.late_rows"
     stream = generate_stream(36, 3 * SEC, cases=1)

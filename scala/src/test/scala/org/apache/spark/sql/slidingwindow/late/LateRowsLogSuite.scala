@@ -13,7 +13,7 @@ import org.apache.spark.sql.slidingwindow.errors.WindowAnalysisException
 import org.apache.spark.sql.slidingwindow.harness.HarnessSpark
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.FileStreamSinkLog
-import org.apache.spark.sql.types.{LongType, StringType, TimestampType}
+import org.apache.spark.sql.types.{ArrayType, CalendarIntervalType, DateType, DayTimeIntervalType, LongType, MapType, ObjectType, StringType, StructField, StructType, TimestampType}
 
 /**
  * The publication protocol of a late-rows table (docs/state-format.md, "Late-rows tables") on
@@ -105,5 +105,22 @@ class LateRowsLogSuite {
       () => LateRowsColumns.schema("t", "sliding_window", LateRowsColumns.written(Seq(k, clash))))
     assertEquals("WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH", TestThrowables.condition(e))
     assertTrue(e.getMessage, e.getMessage.contains("`late_reason` is named twice"))
+  }
+
+  @Test def aTypeTheTableCannotHoldIsRefusedNamingItsColumnAndPart(): Unit = {
+    // The rule of LateRowsTypes: Parquet's type kept, a calendar interval as its text, anywhere
+    // in the tree; a part that is neither (no type a query's column has on a supported Spark:
+    // a JVM object here) refused, naming the column, its type and the part.
+    val nested = ArrayType(StructType(Seq(StructField("c", CalendarIntervalType), StructField("d", DateType))))
+    assertEquals(Right(ArrayType(StructType(Seq(StructField("c", StringType), StructField("d", DateType))))),
+      LateRowsTypes.stored(nested))
+    assertEquals(Right(MapType(StringType, DayTimeIntervalType())), LateRowsTypes.stored(MapType(StringType, DayTimeIntervalType())))
+    val objects = MapType(StringType, ObjectType(classOf[java.lang.Thread]))
+    assertEquals(Left(ObjectType(classOf[java.lang.Thread])), LateRowsTypes.stored(objects))
+    val o = AttributeReference("o", objects)()
+    val e = assertThrows(classOf[WindowAnalysisException],
+      () => LateRowsColumns.schema("t", "sliding_window", LateRowsColumns.written(Seq(o))))
+    assertEquals("WINDOW_LATE_ROWS_TABLE.UNSUPPORTED_TYPE", TestThrowables.condition(e))
+    assertTrue(e.getMessage, e.getMessage.contains("the column o of sliding_window's input is MAP<STRING, "))
   }
 }
