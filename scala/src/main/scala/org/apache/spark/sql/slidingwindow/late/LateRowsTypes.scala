@@ -15,7 +15,9 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, Str
  *    VOID on Spark 3.5), that part is held as its text, STRING (a struct, array or map keeps its
  *    shape, with STRING in that part's place), as `CAST(... AS STRING)` writes it, which a cast
  *    back (`CAST(iv AS INTERVAL)`) reads;
- *  - a part that is neither has no type in the table: None, and the query is refused.
+ *  - a part that is neither (Spark casts every type to STRING but those whose cast it refuses,
+ *    such as Spark 4.3's GEOMETRY, which Parquet holds) has no type in the table: the query is
+ *    refused, naming it.
  */
 object LateRowsTypes {
   private val parquet = new ParquetFileFormat
