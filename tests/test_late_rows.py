@@ -225,6 +225,30 @@ def test_an_unsuitable_table_is_refused_before_any_row(spark, tmp_path, database
         assert "Name another table" in message, message
 
 
+@pytest.mark.parametrize("case", ["no_database", "global_temp", "temporary_view"])
+def test_a_name_the_query_cannot_use_or_a_view_hides_is_refused(spark, tmp_path, database, case):
+    """A table in a missing database, in Spark's database of global temporary views, or named
+    (without its database) as a temporary view of the session, which spark.read.table would read
+    instead: the extension's condition, saying what to change, before any micro-batch."""
+    name, expected = {
+        "no_database": ("nodb_x.t", ["[WINDOW_LATE_ROWS_TABLE.DATABASE_NOT_FOUND]", "spark_catalog.nodb_x.t",
+                                     "its database nodb_x does not exist", "CREATE DATABASE nodb_x"]),
+        "global_temp": ("global_temp.g", ["[WINDOW_LATE_ROWS_TABLE.GLOBAL_TEMP_DATABASE]", "spark_catalog.global_temp.g",
+                                          "global_temp is the database of the global temporary views"]),
+        "temporary_view": ("late_view", ["[WINDOW_LATE_ROWS_TABLE.TEMPORARY_VIEW]", "spark_catalog.default.late_view",
+                                         "temporary view named late_view", "(default.late_view)"]),
+    }[case]
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW late_view AS SELECT 1 AS x")
+    try:
+        with session_conf(spark, LATE_CONF, name):
+            message = run_until_error(spark, tmp_path)
+    finally:
+        spark.catalog.dropTempView("late_view")
+    for text in expected:
+        assert text in message, message
+    assert not spark.catalog.tableExists("late_view", "default")
+
+
 def test_a_table_of_another_query_or_an_unwritable_one_is_refused(spark, tmp_path, database):
     table = f"{database}.late_rows"
     stream = generate_stream(36, 3 * SEC, cases=1)
@@ -439,3 +463,87 @@ def test_a_table_dropped_between_runs_starts_again(spark, tmp_path, database):
     assert ids == sorted(after) and after, (ids, sorted(after))
     record = json.loads(open(os.path.join(checkpoint, "_sliding_window_agg", "late-rows")).read())
     assert record["firstBatch"] == second
+
+
+# Every type family the operator's input can hold (docs/streaming.md, "Column types"): a column
+# computed from the event's `v` before the watermark, the type the table holds it as where that
+# is not its own, and the first Spark that has the type. One stream carries them all.
+def _vector(v):
+    from pyspark.ml.functions import array_to_vector
+    return array_to_vector(F.array(v.cast("double")))
+
+
+TYPES = {
+    "calendar_interval": (lambda v: F.expr(f"make_interval(0, 0, 0, CAST({v} AS INT))"), "string", (3, 5)),
+    "year_month_interval": (lambda v: F.expr(f"make_ym_interval(0, CAST({v} AS INT))"), None, (3, 5)),
+    "day_time_interval": (lambda v: F.expr(f"make_dt_interval(CAST({v} AS INT))"), None, (3, 5)),
+    "timestamp_ntz": (lambda v: F.expr(f"CAST(timestamp_seconds({v}) AS TIMESTAMP_NTZ)"), None, (3, 5)),
+    "varchar": (lambda v: F.expr(f"CAST(CAST({v} AS STRING) AS VARCHAR(20))"), None, (3, 5)),
+    "user_defined": (lambda v: _vector(F.col(v)), None, (3, 5)),
+    "nested_array": (lambda v: F.expr(f"array(make_interval(0, 0, 0, CAST({v} AS INT)))"), "array<string>", (3, 5)),
+    "nested_map": (lambda v: F.expr(f"map('k', make_dt_interval(CAST({v} AS INT)))"), None, (3, 5)),
+    "nested_struct": (lambda v: F.expr(f"named_struct('c', make_interval(0, 0, 0, CAST({v} AS INT)), "
+                                       f"'y', make_ym_interval(0, CAST({v} AS INT)))"),
+                      "struct<c:string,y:interval year to month>", (3, 5)),
+    "variant": (lambda v: F.expr(f"parse_json(CAST({v} AS STRING))"), None, (4, 0)),
+    "collated_string": (lambda v: F.expr(f"CAST({v} AS STRING) COLLATE UNICODE_CI"), None, (4, 0)),
+    "time": (lambda v: F.expr(f"make_time(12, 0, CAST({v} AS DECIMAL(16, 6)))"), None, (4, 1)),
+    "geometry": (lambda v: F.expr(f"st_geomfromwkb(if({v} >= 0, X'0101000000000000000000F03F0000000000000040', "
+                                  "X'01'))"), None, (4, 3)),
+}
+TIME_TYPE_CONF = "spark.sql.timeType.enabled"
+
+
+@pytest.fixture(scope="module")
+def typed_late_rows(spark, tmp_path_factory):
+    """One stream with a column of every type family of this Spark among the operator's inputs
+    and a late-rows table: its late rows, and the same columns computed in batch from their `v`."""
+    families = [f for f, (_, _, since) in TYPES.items() if sh.spark_version(spark) >= since]
+    work = tmp_path_factory.mktemp("typed")
+    database = f"late_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE DATABASE {database} LOCATION '{work / 'db'}'")
+    table = f"{database}.typed"
+    # Two rows in order, then two late ones (their v: 7 and 8).
+    events = [[(0, "a", sh.BASE + 10 * SEC, 1, 1)], [(0, "a", sh.BASE + 30 * SEC, 2, 2)],
+              [(0, "a", sh.BASE + 1 * SEC, 7, 3), (0, "a", sh.BASE + 2 * SEC, 8, 4)]]
+    write_files(str(work / "in"), events)
+
+    def build(s):
+        typed = s.select("k", "ts", "v", *[TYPES[f][0]("v").alias(f) for f in families])
+        return (typed.withWatermark("ts", DELAY_TEXT).groupBy("k", swa.sliding_window("ts", "3 seconds"))
+                # Each column read where it may be null: Spark's optimizer counts a column that cannot be null as 1.
+                .agg(F.sum("v").alias("v"), *[F.count(F.when(F.col("v") >= 0, F.col(f))).alias(f"n_{f}") for f in families]))
+    with session_conf(spark, LATE_CONF, table), session_conf(spark, TIME_TYPE_CONF, "true"):
+        run_query(spark, str(work / "in"), str(work / "chk"), build, "append")
+        late = spark.read.table(table)
+        expected = late.select("v", *[(TYPES[f][0]("v").cast(TYPES[f][1]) if TYPES[f][1] else TYPES[f][0]("v")).alias(f)
+                                      for f in families])
+        yield (families, late.schema, expected.schema, late.select("v", *[_text(f) for f in families]).collect(),
+               expected.select("v", *[_text(f) for f in families]).collect())
+    spark.sql(f"DROP DATABASE {database} CASCADE")
+
+
+def _text(family: str):
+    """A column as comparable text, in Spark (Python has no value for some of the types)."""
+    if family == "geometry":
+        return F.hex(F.expr("st_asbinary(geometry)")).alias(family)
+    return F.col(family).cast("string").alias(family)
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("family", list(TYPES))
+def test_every_column_type_is_written_as_spark_reads_it_back(spark, typed_late_rows, family):
+    """A column of each type family is held in the table as its own type, read back equal to what
+    the query computed; a calendar interval (alone or inside an array or struct), which Parquet
+    cannot hold, as its text (what CAST(... AS STRING) gives), which a cast reads back."""
+    families, schema, expected_schema, rows, expected = typed_late_rows
+    if family not in families:
+        pytest.skip(f"Spark {spark.version} has no {family} type")
+    assert schema[family].dataType.simpleString() == expected_schema[family].dataType.simpleString()
+    got, want = sorted((r.v, r[family]) for r in rows), sorted((r.v, r[family]) for r in expected)
+    assert [v for v, _ in got] == [7, 8] and got == want, (got, want)
+    if family == "calendar_interval":  # its text, read back by a cast: the interval itself
+        back = spark.createDataFrame(got, "v BIGINT, c STRING") \
+            .selectExpr("TIMESTAMP'2000-01-01' + CAST(c AS INTERVAL) = TIMESTAMP'2000-01-01' + "
+                        "make_interval(0, 0, 0, CAST(v AS INT)) AS same").collect()
+        assert [r.same for r in back] == [True, True], got

@@ -137,6 +137,19 @@ object WindowErrors {
     fail("WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH", "table" -> table, "operator" -> operator,
       "columns" -> columns.mkString("(", ", ", ")"), "clash" -> clash)
 
+  def lateRowsUnsupportedType(table: String, operator: String, column: String, dataType: String, part: String): Nothing =
+    fail("WINDOW_LATE_ROWS_TABLE.UNSUPPORTED_TYPE", "table" -> table, "operator" -> operator,
+      "column" -> column, "dataType" -> dataType, "part" -> part)
+
+  def lateRowsDatabaseNotFound(table: String, database: String): Nothing =
+    fail("WINDOW_LATE_ROWS_TABLE.DATABASE_NOT_FOUND", "table" -> table, "database" -> database)
+
+  def lateRowsGlobalTempDatabase(table: String, database: String): Nothing =
+    fail("WINDOW_LATE_ROWS_TABLE.GLOBAL_TEMP_DATABASE", "table" -> table, "database" -> database)
+
+  def lateRowsTemporaryView(table: String, name: String, qualified: String): Nothing =
+    fail("WINDOW_LATE_ROWS_TABLE.TEMPORARY_VIEW", "table" -> table, "name" -> name, "qualified" -> qualified)
+
   def lateRowsTableInUse(table: String, owner: String): Nothing =
     fail("WINDOW_LATE_ROWS_TABLE.IN_USE", "table" -> table, "owner" -> owner)
 

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.late
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, SpecificInternalRow, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, Expression, JoinedRow, SpecificInternalRow, UnsafeProjection}
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -53,9 +53,13 @@ object LateRows {
     private val behindWatermark = UTF8String.fromString(LateRowsColumns.behindWatermark)
     private val closedWhileIdle = UTF8String.fromString(LateRowsColumns.closedWhileIdle)
     private val project = UnsafeProjection.create(
-      output.columns.zipWithIndex.map { case (i, c) => BoundReference(i, output.schema(c).dataType, nullable = true) } ++
+      output.columns.zipWithIndex.map { case (i, c) => stored(BoundReference(i, input(i), nullable = true), output.schema(c).dataType) } ++
         metadata.indices.map(i => BoundReference(input.size + i, metadata(i), nullable = false)))
     private val joined = new JoinedRow
+
+    /** An input column as the table holds it: as it is, or as its text ([[LateRowsTypes]]). */
+    private def stored(column: Expression, tableType: DataType): Expression =
+      if (column.dataType == tableType) column else Cast(column, tableType, Some(output.timeZone))
 
     def write(row: InternalRow, timeMicros: Long): Unit = {
       if (timeMicros <= sparkLateMicros) {

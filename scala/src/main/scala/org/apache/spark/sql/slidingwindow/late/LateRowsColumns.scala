@@ -58,8 +58,9 @@ object LateRowsColumns {
 
   /**
    * The table's schema for the `written` columns: theirs, nullable (a Parquet table's columns
-   * are), then [[metadata]]. Two columns of one name (case-insensitive, as the catalog compares
-   * them) are refused, naming the fix.
+   * are), each of the type the table holds it as ([[LateRowsTypes]]), then [[metadata]]. Two
+   * columns of one name (case-insensitive, as the catalog compares them), and a column of a type
+   * the table cannot hold, are refused, naming the fix.
    */
   def schema(table: String, operator: String, written: Seq[Written]): StructType = {
     val names = written.map(_.field.name)
@@ -69,8 +70,15 @@ object LateRowsColumns {
       WindowErrors.lateRowsColumnClash(table, operator, names,
         clashes.map(c => s"`$c`").mkString(", ") + (if (clashes.size > 1) " are each" else " is") + " named twice")
     }
-    StructType(written.map(_.field) ++ metadata.fields)
+    StructType(written.map(w => stored(table, operator, w.field)) ++ metadata.fields)
   }
+
+  /** `field` with the type the table holds it as ([[LateRowsTypes]]); one it cannot hold is refused. */
+  private def stored(table: String, operator: String, field: StructField): StructField =
+    LateRowsTypes.stored(field.dataType) match {
+      case Right(t) => field.copy(dataType = t)
+      case Left(part) => WindowErrors.lateRowsUnsupportedType(table, operator, field.name, field.dataType.sql, part.sql)
+    }
 
   /** A schema as the errors show it: `(name TYPE, ...)`. */
   def describe(schema: StructType): String = schema.fields.map(f => s"${f.name} ${f.dataType.sql}").mkString("(", ", ", ")")

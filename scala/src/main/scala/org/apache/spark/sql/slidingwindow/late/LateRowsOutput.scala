@@ -19,15 +19,17 @@ import org.apache.spark.util.SerializableConfiguration
  * What the tasks of one micro-batch of an operator need to write its late rows
  * ([[LateRowsFile]]), prepared on the driver when the micro-batch runs ([[prepare]]).
  *
- * @param columns the input columns written, as ordinals of the operator's input
- * @param writer  the Parquet writer of the table's schema, the same for every micro-batch of a run
+ * @param columns  the input columns written, as ordinals of the operator's input
+ * @param writer   the Parquet writer of the table's schema, the same for every micro-batch of a run
+ * @param timeZone the session time zone, of the casts of columns the table holds as text
  */
 final case class LateRowsOutput(
     target: LateRowsTarget,
     batchId: Long,
     schema: StructType,
     columns: Seq[Int],
-    writer: LateRowsOutput.Writer)
+    writer: LateRowsOutput.Writer,
+    timeZone: String)
 
 object LateRowsOutput {
   /**
@@ -77,6 +79,7 @@ object LateRowsOutput {
     log.publish(firstBatch, batchId - 1, _ => true)
     log.clear(batchId)
     val schema = LateRowsColumns.schema(target.table, target.operator, written)
-    LateRowsOutput(target, batchId, schema, written.map(_.ordinal), writer(session, runId, target, schema))
+    LateRowsOutput(target, batchId, schema, written.map(_.ordinal), writer(session, runId, target, schema),
+      session.sessionState.conf.sessionLocalTimeZone)
   }
 }

@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.Path
 
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
+import org.apache.spark.sql.internal.StaticSQLConf
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.planning.CheckpointFiles
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
@@ -33,9 +34,7 @@ object LateRowsTable {
    */
   def named(session: SparkSession): Option[TableIdentifier] =
     Option(session.sessionState.conf.getConfString(settingKey, null)).map { value =>
-      val parts = try session.sessionState.sqlParser.parseMultipartIdentifier(value) catch {
-        case _: Exception => WindowErrors.invalidSetting(settingKey, value, nameExpected)
-      }
+      val parts = nameParts(session, value)
       val catalog = session.sessionState.catalog
       // As the session catalog names them: in lower case, unless the session is case-sensitive.
       val cased: String => String =
@@ -49,12 +48,37 @@ object LateRowsTable {
       }
     }
 
+  private def nameParts(session: SparkSession, value: String): Seq[String] =
+    try session.sessionState.sqlParser.parseMultipartIdentifier(value) catch {
+      case _: Exception => WindowErrors.invalidSetting(settingKey, value, nameExpected)
+    }
+
+  /**
+   * Refuses a name ([[named]]) the query cannot write its late rows to, or a reader would not
+   * read them by: in a database that does not exist, in Spark's database of global temporary
+   * views, or, written without its database, the name of a temporary view of the session, which
+   * `spark.read.table` and SQL resolve before the table.
+   */
+  private def checkName(session: SparkSession, table: TableIdentifier): Unit = {
+    val catalog = session.sessionState.catalog
+    val database = table.database.getOrElse(catalog.getCurrentDatabase)
+    if (database == session.sessionState.conf.getConf(StaticSQLConf.GLOBAL_TEMP_DATABASE).toLowerCase(Locale.ROOT)) {
+      WindowErrors.lateRowsGlobalTempDatabase(show(table), database)
+    }
+    if (!catalog.databaseExists(database)) WindowErrors.lateRowsDatabaseNotFound(show(table), database)
+    val unqualified = Option(session.sessionState.conf.getConfString(settingKey, null))
+      .exists(nameParts(session, _).size == 1)
+    if (unqualified && catalog.getTempView(table.table).isDefined) {
+      WindowErrors.lateRowsTemporaryView(show(table), table.table, s"$database.${table.table}")
+    }
+  }
+
   /** The name as the plan and the errors show it. */
   def show(table: TableIdentifier): String = s"spark_catalog.${table.database.getOrElse("default")}.${table.table}"
 
   /**
-   * The location of `table`, created with `schema` when missing; an existing one must be an
-   * unpartitioned Parquet table of that schema (names compared as the catalog does, types exactly).
+   * The location of `table` (a name [[checkName]] accepts), created with `schema` when missing;
+   * an existing one must be an unpartitioned Parquet table of that schema (names compared as the catalog does, types exactly).
    * A missing table that the query's checkpoint records at `recorded`, where the table says this
    * query writes it, is its table in a catalog that lost it (a new application's in-memory
    * catalog): registered again there (as an external table); any other is created (managed).
@@ -63,6 +87,7 @@ object LateRowsTable {
       recorded: Option[String], checkpoint: String): String = {
     val catalog = session.sessionState.catalog
     val name = show(table)
+    checkName(session, table)
     if (!catalog.tableExists(table)) try {
       val ours = recorded.filter(writtenBy(session, _, checkpoint))
       val definition = CatalogTable(identifier = table, tableType = CatalogTableType.MANAGED,

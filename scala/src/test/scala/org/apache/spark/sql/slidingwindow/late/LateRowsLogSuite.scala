@@ -9,11 +9,11 @@ import org.junit.Test
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.slidingwindow.TestThrowables
 import org.apache.spark.sql.catalyst.expressions.AttributeReference
-import org.apache.spark.sql.slidingwindow.errors.WindowAnalysisException
+import org.apache.spark.sql.slidingwindow.errors.{WindowAnalysisException, WindowErrors}
 import org.apache.spark.sql.slidingwindow.harness.HarnessSpark
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.FileStreamSinkLog
-import org.apache.spark.sql.types.{LongType, StringType, TimestampType}
+import org.apache.spark.sql.types.{ArrayType, CalendarIntervalType, DateType, DayTimeIntervalType, LongType, MapType, StringType, StructField, StructType, TimestampType}
 
 /**
  * The publication protocol of a late-rows table (docs/state-format.md, "Late-rows tables") on
@@ -105,5 +105,23 @@ class LateRowsLogSuite {
       () => LateRowsColumns.schema("t", "sliding_window", LateRowsColumns.written(Seq(k, clash))))
     assertEquals("WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH", TestThrowables.condition(e))
     assertTrue(e.getMessage, e.getMessage.contains("`late_reason` is named twice"))
+  }
+
+  @Test def eachColumnTypeIsHeldAsItIsOrAsItsText(): Unit = {
+    // The rule of LateRowsTypes: Parquet's types kept, a calendar interval as its text, anywhere
+    // in the tree (Spark casts every type to STRING but those whose cast it refuses, such as
+    // Spark 4.3's GEOMETRY, which Parquet holds: a part neither holds is refused, naming it).
+    val nested = ArrayType(StructType(Seq(StructField("c", CalendarIntervalType), StructField("d", DateType))))
+    assertEquals(Right(ArrayType(StructType(Seq(StructField("c", StringType), StructField("d", DateType))))),
+      LateRowsTypes.stored(nested))
+    val intervals = MapType(StringType, DayTimeIntervalType())
+    assertEquals(Right(intervals), LateRowsTypes.stored(intervals))
+    val i = AttributeReference("iv", MapType(StringType, CalendarIntervalType))()
+    val schema = LateRowsColumns.schema("t", "sliding_window", LateRowsColumns.written(Seq(i)))
+    assertEquals(MapType(StringType, StringType), schema("iv").dataType)
+    val e = assertThrows(classOf[WindowAnalysisException],
+      () => WindowErrors.lateRowsUnsupportedType("t", "sliding_window", "g", "ARRAY<GEOMETRY(0)>", "GEOMETRY(0)"))
+    assertEquals("WINDOW_LATE_ROWS_TABLE.UNSUPPORTED_TYPE", TestThrowables.condition(e))
+    assertTrue(e.getMessage, e.getMessage.contains("the column g of sliding_window's input is ARRAY<GEOMETRY(0)>, whose GEOMETRY(0) "))
   }
 }
