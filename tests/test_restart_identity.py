@@ -10,7 +10,8 @@ expressions carry, the types of their columns, and constants by value.
   each window's rows: the same Python function from another interpreter path, a constant written
   another way (`0.5` in SQL, `0.5D` from Python), `any_value(v)` where the state was written by
   `first(v), any_value(v)` (one column in Spark's plan), another session time zone under
-  aggregates that read none.
+  aggregates that read none, the same query with its names in upper case (but another column of
+  that name where spark.sql.caseSensitive is on).
 - Surveyed over every function of the running Spark's registry: wherever a session setting changes
   the values an expression computes on sample rows (the independent reference), it changes what
   the aggregate over it is recorded to compute; the time zone counts nowhere else.
@@ -124,6 +125,36 @@ def test_a_constant_written_another_way_restarts(spark, tmp_path):
                 .select("k", F.unix_micros("w.start").alias("s"), F.unix_micros("w.end").alias("e"), "a0"))
 
     assert_restarts(spark, files, source, checkpoint, first, calls, build=from_python)
+
+
+def upper_cased(calls):
+    """h.query(calls) with every name in upper case, the columns it shows named as h.query's."""
+    def build(stream):
+        return (stream.withWatermark("TS", h.DELAY)
+                .groupBy("K", F.expr(f"SLIDING_WINDOW(TS, '{h.SIZE_TEXT}')").alias("w"))
+                .agg(*[F.expr(c.upper()).alias(f"a{i}") for i, c in enumerate(calls)])
+                .select(F.col("K").alias("k"), F.unix_micros("w.start").alias("s"), F.unix_micros("w.end").alias("e"),
+                        *[F.expr(h.shown(c, f"a{i}")).alias(f"a{i}") for i, c in enumerate(calls)]))
+    return build
+
+
+def test_the_same_query_in_another_case_restarts(spark, tmp_path):
+    """Spark resolves `SUM(V)` grouped by `K` to the columns of `sum(v)` grouped by `k`
+    (spark.sql.caseSensitive is off)."""
+    calls = ["sum(v)", "max(hour(ts))"]
+    files, source, checkpoint, first = first_run(spark, tmp_path, h.query(calls))
+    assert_restarts(spark, files, source, checkpoint, first, calls, build=upper_cased(calls))
+
+
+def test_another_column_in_another_case_is_refused_where_names_are_case_sensitive(spark, tmp_path):
+    calls = ["sum(v)"]
+
+    def read_both(spark, folder):
+        return h.read(spark, folder).withColumn("V", F.col("v") * 2)
+
+    with session_conf(spark, "spark.sql.caseSensitive", "true"):
+        files, source, checkpoint, first = first_run(spark, tmp_path, h.query(calls), read=read_both)
+        assert_refused(spark, source, checkpoint, h.query(["sum(V)"]), "sum(V)", read=read_both)
 
 
 @pytest.mark.parametrize("kept", ["any_value(v)", "first(v)"])

@@ -35,6 +35,8 @@ import org.apache.spark.unsafe.types.UTF8String
  *
  * The current form (2) also counts, where form 1 did not:
  *  - a column's type (`v BIGINT`): a sketch hashes an INT and a BIGINT differently;
+ *    and its name as Spark resolves it ([[ResolvedName]]: `V` is `v` unless
+ *    `spark.sql.caseSensitive`; form 1 kept the case the query wrote);
  *  - the session time zone, once, wherever the aggregate reads it by the rule of
  *    [[SessionTimeZone]] (`extract(HOUR FROM ts)` is `hour(ts)` in the session's zone;
  *    `make_timestamp(2023, 11, 14, 1, 0, 0)`, folded to a constant, was computed in it), and
@@ -80,7 +82,7 @@ object AggregateIdentity {
     private def ordinal(id: Any): String = s"#${ids.getOrElseUpdate(id, ids.size)}"
 
     def expression(e: Expression): String = e match {
-      case a: Attribute => if (released) quoteIfNeeded(a.name) else s"${quoteIfNeeded(a.name)} ${a.dataType.sql}"
+      case a: Attribute => if (released) quoteIfNeeded(a.name) else s"${quoteIfNeeded(ResolvedName(a.name))} ${a.dataType.sql}"
       case l: Literal => l.sql
       case r: RuntimeReplaceableAggregate if !released && isRenamed(r) => expression(r.replacement)
       case c if !released && c.foldable && c.deterministic => constant(c).getOrElse(node(c))
