@@ -60,8 +60,8 @@ object AggregateIdentity {
     val unqualified = aggregate.transform { case a: AttributeReference => a.withQualifier(Nil) }
     // Every windowed aggregation, batch ones too, is described here: an expression whose
     // arguments cannot be read this way is described by Spark's canonical form instead.
-    // Once per aggregate, where anything in it reads the zone ([[SessionTimeZone]]).
-    val zone = if (SessionTimeZone.isRead(aggregate)) s" IN TIME ZONE ${SQLConf.get.sessionLocalTimeZone}" else ""
+    // Once per aggregate, where anything in it reads the zone ([[SessionTimeZone]]), or may.
+    val zone = if (Try(SessionTimeZone.isRead(aggregate)).getOrElse(true)) s" IN TIME ZONE ${SQLConf.get.sessionLocalTimeZone}" else ""
     def render(released: Boolean) =
       Try(new Renderer(released).expression(aggregate)).getOrElse(aggregate.canonicalized.toString) +
         " RETURNS " + aggregate.dataType.sql + (if (released) "" else zone)

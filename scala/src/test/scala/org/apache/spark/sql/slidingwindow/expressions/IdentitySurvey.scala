@@ -78,8 +78,9 @@ object IdentitySurvey {
       Try(session.sessionState.sqlParser.parseExpression(call)).toOption).get
     session.sessionState.executePlan(Project(Seq(Alias(expression, "c")()), relation)).analyzed
   }.toOption.collect {
-    // Not a call that rewrites the plan under it (window, session_window).
-    case Project(Seq(Alias(e, _)), `relation`) if e.resolved && e.deterministic => e
+    // Not a call that rewrites the plan under it (window, session_window), nor one Spark 3.5
+    // resolves without a type (`get` of a timestamp).
+    case Project(Seq(Alias(e, _)), `relation`) if e.resolved && e.deterministic && Try(e.dataType).isSuccess => e
   }
 
   private def values(e: Expression, relation: LocalRelation): String = {
