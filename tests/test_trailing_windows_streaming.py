@@ -427,18 +427,25 @@ def written_as(form: str, columns: Sequence[str] = PLAIN_COLUMNS):
     order `columns`, every frame written in one form: "sql" (`ORDER BY ts` with intervals: the
     operator keeps `ts` in its rows) or "helper" (the `trailing_window` helper, and `unix_micros(ts)`
     with numbers for the frame with a lag: the operator keeps `unix_micros(ts)`), the documented
-    equivalents (docs/trailing-windows.md)."""
+    equivalents (docs/trailing-windows.md), or "SQL": "sql" with every name in upper case (the
+    columns shown named as the others')."""
     def build(df: DataFrame) -> DataFrame:
         df = df.withWatermark("ts", DELAY_TEXT)
-        if form == "sql":
+        if form in ("sql", "SQL"):
             def frame(size: str, upper: str = "CURRENT ROW"):
                 return f"OVER (PARTITION BY case, k ORDER BY ts RANGE BETWEEN INTERVAL {size} PRECEDING AND {upper})"
+
+            def sql(text: str):
+                return F.expr(text.upper() if form == "SQL" else text)
             w3, w10, w8 = frame("3 SECONDS"), frame("10 SECONDS"), frame("8 SECONDS", "INTERVAL 2 SECONDS PRECEDING")
-            windows = [F.expr(f"count(*) {w3}").alias("n_3s"), F.expr(f"sum(v) {w3}").alias("total_3s"),
-                       F.expr(f"collect_list(id) {w3}").alias("ids_3s"),
-                       F.expr(f"count(*) {w10}").alias("n_10s"), F.expr(f"sum(v) {w10}").alias("total_10s"),
-                       F.expr(f"collect_list(id) {w10}").alias("ids_10s"),
-                       F.expr(f"count(*) {w8}").alias("n_8s_2s"), F.expr(f"collect_list(id) {w8}").alias("ids_8s_2s")]
+            windows = [sql(f"count(*) {w3}").alias("n_3s"), sql(f"sum(v) {w3}").alias("total_3s"),
+                       sql(f"collect_list(id) {w3}").alias("ids_3s"),
+                       sql(f"count(*) {w10}").alias("n_10s"), sql(f"sum(v) {w10}").alias("total_10s"),
+                       sql(f"collect_list(id) {w10}").alias("ids_10s"),
+                       sql(f"count(*) {w8}").alias("n_8s_2s"), sql(f"collect_list(id) {w8}").alias("ids_8s_2s")]
+            if form == "SQL":
+                selected = df.select(*[c.upper() for c in columns], *windows)
+                return selected.toDF(*columns, *selected.columns[len(columns):])
         else:
             w3 = swa.trailing_window(["case", "k"], "ts", "3 seconds")
             w10 = swa.trailing_window(["case", "k"], "ts", "10 seconds")
@@ -472,13 +479,15 @@ def run_restarted(spark, tmp_path, stream: Stream, builds, schema_check: bool = 
     (("sql", PLAIN_COLUMNS), ("helper", PLAIN_COLUMNS), True),
     (("helper", PLAIN_COLUMNS), ("sql", PLAIN_COLUMNS), False),
     (("sql", ("k", "case", "id", "t", "v")), ("helper", ("id", "t", "case", "v", "k")), True),
+    (("sql", PLAIN_COLUMNS), ("SQL", PLAIN_COLUMNS), False),
 ], ids=["helper-reordered-schema-check", "sql-reordered-no-schema-check", "sql-then-helper-schema-check",
-        "helper-then-sql-no-schema-check", "sql-then-helper-reordered-schema-check"])
+        "helper-then-sql-no-schema-check", "sql-then-helper-reordered-schema-check", "sql-upper-case-no-schema-check"])
 @pytest.mark.slow
 def test_restart_with_the_columns_in_another_order(spark, tmp_path, first, then, schema_check):
     """The rows waiting for the watermark are kept in the order of the query that started, which
     its record holds: a restart with the same plain columns in another SELECT order, or its frames
     written in the other documented form (SQL `ORDER BY ts`, or the helper's `unix_micros(ts)`),
+    or every name in upper case (`SELECT K, ... SUM(V) OVER (PARTITION BY CASE, K ...)`),
     reads them by name and emits each row once, as the reference and Spark's own Window over the
     kept rows say, whether Spark's state schema check is on or off. A second restart goes back."""
     stream = generate(9)

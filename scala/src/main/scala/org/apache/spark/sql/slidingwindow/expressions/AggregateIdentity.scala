@@ -4,7 +4,7 @@ import scala.collection.mutable
 import scala.util.Try
 
 import org.apache.spark.sql.catalyst.ScalaReflection
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Cast, EvalMode, ExprId, Expression, Literal, RuntimeReplaceable, RuntimeReplaceableAggregate, TimeZoneAwareExpression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Cast, EvalMode, ExprId, Expression, Literal, RuntimeReplaceable, RuntimeReplaceableAggregate}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
 import org.apache.spark.sql.catalyst.util.quoteIfNeeded
 import org.apache.spark.sql.internal.SQLConf
@@ -28,15 +28,19 @@ import org.apache.spark.unsafe.types.UTF8String
  * aggregate mode. It also leaves out what the optimizer or the Spark version decides and what
  * only decides whether bad input raises an error, so that a checkpoint restarts in another JVM
  * and on a later Spark: the ANSI evaluation mode (Spark 4 made ANSI the default; TRY, as in
- * `try_sum`, is kept), a time zone where the expression does not use one, lambda class names'
+ * `try_sum`, is kept), the time zone a node carries (the zone counts once, see below), lambda class names'
  * generated suffixes, the replacement a runtime-replaceable expression carries (derived from its
  * arguments, by each Spark its own way), and a constructor argument left at the value Spark
  * gives it by default (Spark adds flags with defaults that keep the earlier behaviour).
  *
  * The current form (2) also counts, where form 1 did not:
  *  - a column's type (`v BIGINT`): a sketch hashes an INT and a BIGINT differently;
- *  - a setting the replacement of a runtime-replaceable expression carries, the time zone
- *    (`extract(HOUR FROM ts)` is `hour(ts)` in the session's zone);
+ *    and its name as Spark resolves it ([[ResolvedName]]: `V` is `v` unless
+ *    `spark.sql.caseSensitive`; form 1 kept the case the query wrote);
+ *  - the session time zone, once, wherever the aggregate reads it by the rule of
+ *    [[SessionTimeZone]] (`extract(HOUR FROM ts)` is `hour(ts)` in the session's zone;
+ *    `make_timestamp(2023, 11, 14, 1, 0, 0)`, folded to a constant, was computed in it), and
+ *    not where it does not (form 1 showed each time-zone-aware node's zone);
  *  - a flag whose default a session setting decides, against Spark's default of that setting;
  *  - a user's function by what it runs ([[FunctionIdentity]]): a Java UDF class, a lambda's
  *    method, a Python function's pickled code (not its interpreter's path);
@@ -56,9 +60,11 @@ object AggregateIdentity {
     val unqualified = aggregate.transform { case a: AttributeReference => a.withQualifier(Nil) }
     // Every windowed aggregation, batch ones too, is described here: an expression whose
     // arguments cannot be read this way is described by Spark's canonical form instead.
+    // Once per aggregate, where anything in it reads the zone ([[SessionTimeZone]]), or may.
+    val zone = if (Try(SessionTimeZone.isRead(aggregate)).getOrElse(true)) s" IN TIME ZONE ${SQLConf.get.sessionLocalTimeZone}" else ""
     def render(released: Boolean) =
       Try(new Renderer(released).expression(aggregate)).getOrElse(aggregate.canonicalized.toString) +
-        " RETURNS " + aggregate.dataType.sql
+        " RETURNS " + aggregate.dataType.sql + (if (released) "" else zone)
     AggregateIdentity(Try(unqualified.sql).getOrElse(aggregate.toString), render(released = false),
       render(released = true))
   }
@@ -76,7 +82,7 @@ object AggregateIdentity {
     private def ordinal(id: Any): String = s"#${ids.getOrElseUpdate(id, ids.size)}"
 
     def expression(e: Expression): String = e match {
-      case a: Attribute => if (released) quoteIfNeeded(a.name) else s"${quoteIfNeeded(a.name)} ${a.dataType.sql}"
+      case a: Attribute => if (released) quoteIfNeeded(a.name) else s"${quoteIfNeeded(ResolvedName(a.name))} ${a.dataType.sql}"
       case l: Literal => l.sql
       case r: RuntimeReplaceableAggregate if !released && isRenamed(r) => expression(r.replacement)
       case c if !released && c.foldable && c.deterministic => constant(c).getOrElse(node(c))
@@ -93,17 +99,12 @@ object AggregateIdentity {
       val args = names.zip(e.productIterator.toSeq).zipWithIndex.flatMap { case ((name, value), i) =>
         if (placement(name) || errorFlags(name) || value.isInstanceOf[AggregateMode]) None
         else if (name == "replacement" && e.isInstanceOf[RuntimeReplaceable]) None
-        else if (name == "timeZoneId" && !usesTimeZone(e)) None
+        else if (name == "timeZoneId" && (!released || !usesTimeZone(e))) None
         else if (isEvalMode(value)) evalMode(value)
         else if (!value.isInstanceOf[Expression] && isDefault(e, i, value, released)) None
         else argument(value).map(v => if (value.isInstanceOf[Expression]) v else s"$name=$v")
       }
-      val settings = e match {
-        case r: RuntimeReplaceable if !released && !names.contains("timeZoneId") =>
-          replacementZones(r).map(z => s"timeZoneId=$z")
-        case _ => Nil
-      }
-      s"${e.getClass.getSimpleName}(${(args ++ settings).mkString(", ")})"
+      s"${e.getClass.getSimpleName}(${args.mkString(", ")})"
     }
 
     /** The text of one constructor argument, None for an argument that does not count. */
@@ -141,18 +142,6 @@ object AggregateIdentity {
   }
 
   /**
-   * The time zones the replacement of `e` evaluates in (nested replacements too): the session's
-   * zone that `extract(HOUR FROM ts)` reads through its replacement `hour(ts)`.
-   */
-  private def replacementZones(e: RuntimeReplaceable): Seq[String] = {
-    def zones(x: Expression): Seq[String] = x.collect {
-      case t: TimeZoneAwareExpression if usesTimeZone(t) => t.timeZoneId.toSeq
-      case r: RuntimeReplaceable => zones(r.replacement)
-    }.flatten
-    Try(zones(e.replacement)).getOrElse(Nil).distinct.sorted
-  }
-
-  /**
    * An evaluation mode (Spark 3.5's `evalMode`, Spark 4's `evalContext` that holds one) counts
    * only as TRY, written without its parameter's name: LEGACY and ANSI differ only in raising
    * errors.
@@ -168,7 +157,7 @@ object AggregateIdentity {
     case v => if (v == EvalMode.TRY) Some("TRY") else None
   }
 
-  /** Spark gives every time-zone-aware expression the session's zone; a cast uses it seldom. */
+  /** Form 1: Spark gives every time-zone-aware expression the session's zone; a cast uses it seldom. */
   private def usesTimeZone(e: Expression): Boolean = e match {
     case c: Cast => c.needsTimeZone
     case _ => true

@@ -90,7 +90,7 @@ object OperatorRecordCheck {
         WindowErrors.stateFormatUnsupported(query.function, recorded.stateFormatVersion,
           supported, checkpoint)
       }
-      recorded.incompatibility(query).foreach { case (what, before, after) =>
+      recorded.incompatibility(query, conf.caseSensitiveAnalysis).foreach { case (what, before, after) =>
         WindowErrors.incompatibleRestart(query.function, what, before, after, checkpoint)
       }
       val arrangement = recorded.arrangement.getOrElse(StateArrangement.unrecorded(conf))

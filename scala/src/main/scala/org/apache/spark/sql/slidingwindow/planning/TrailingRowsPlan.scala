@@ -3,6 +3,7 @@ package org.apache.spark.sql.slidingwindow.planning
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expression, MicrosToTimestamp, NamedExpression, SortOrder, UnixMicros}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan}
 import org.apache.spark.sql.slidingwindow.analysis.PlanStreamingTrailingWindows
+import org.apache.spark.sql.slidingwindow.expressions.ResolvedName
 import org.apache.spark.sql.slidingwindow.logical.{StreamingTrailingWindow, TrailingColumn}
 import org.apache.spark.sql.slidingwindow.state.trailing.TrailingRows
 import org.apache.spark.sql.types.TimestampType
@@ -60,7 +61,9 @@ private[slidingwindow] object TrailingRowsPlan {
       child: SparkPlan,
       operator: (Seq[TrailingColumn], Seq[Expression], Seq[SortOrder], Attribute, SparkPlan) => SparkPlan): SparkPlan = {
     val roles = (input.time ++ input.order).map(_.exprId).toSet
-    val byColumn = input.columns.filterNot(a => roles.contains(a.exprId)).map(a => TrailingRows.column(a) -> a).toMap
+    // By each column's name as Spark resolves it: the restarted query may write `K` for `k`.
+    val byColumn = input.columns.filterNot(a => roles.contains(a.exprId))
+      .map(a => ResolvedName(TrailingRows.column(a)) -> a).toMap
     def missing(column: String): Nothing =
       throw new IllegalStateException(s"$column of the recorded rows ${rows.columns} is not in ${input.columns}")
     // The recorded rows, each from the query's input: the time columns from each other.
@@ -71,7 +74,7 @@ private[slidingwindow] object TrailingRowsPlan {
           .getOrElse(missing(c))
         else if (rows.order.contains(c)) input.order.orElse(input.time.map(t => Alias(UnixMicros(t), name)()))
           .getOrElse(missing(c))
-        else byColumn.getOrElse(c, missing(c))
+        else byColumn.getOrElse(ResolvedName(c), missing(c))
       if (value.name == name) value else Alias(value, name)()
     }
     val storedAttributes = stored.map(_.toAttribute)
@@ -79,7 +82,7 @@ private[slidingwindow] object TrailingRowsPlan {
       column.map(c => storedAttributes(rows.columns.indexOf(c)))
     // Each column of the query's input, as the stored rows give it.
     val fromInput: Map[ExprId, Expression] = rows.columns.zip(storedAttributes).flatMap { case (c, s) =>
-      val of = if (rows.time.contains(c)) input.time else if (rows.order.contains(c)) input.order else byColumn.get(c)
+      val of = if (rows.time.contains(c)) input.time else if (rows.order.contains(c)) input.order else byColumn.get(ResolvedName(c))
       of.map(_.exprId -> s)
     }.toMap
     val storedTime = storedAs(rows.time)

@@ -7,7 +7,7 @@ import org.json4s.jackson.JsonMethods.{compact, parse, render}
 
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
-import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, WindowDefinition}
+import org.apache.spark.sql.slidingwindow.expressions.{AggregateIdentity, ResolvedName, WindowDefinition}
 
 /**
  * What a streaming windowed aggregation's state was written for, recorded in its checkpoint when
@@ -62,17 +62,20 @@ final case class WindowOperatorRecord(
 
   /**
    * The first difference that makes the state of `this` unusable by `query`: (what, the value
-   * recorded, the value of `query`).
+   * recorded, the value of `query`). Columns compare by their names as Spark resolves them
+   * ([[ResolvedName]], `caseSensitive` as `spark.sql.caseSensitive`).
    */
-  def incompatibility(query: WindowOperatorRecord): Option[(String, String, String)] = {
+  def incompatibility(query: WindowOperatorRecord, caseSensitive: Boolean): Option[(String, String, String)] = {
+    val columns = (text: String) => ResolvedName(text, caseSensitive)
     Seq(
-      ("window function", function, query.function),
-      ("window size", size, query.size),
-      ("time column", time, query.time),
-      ("order column", order.getOrElse("none"), query.order.getOrElse("none")),
-      ("grouping keys", list(keys), list(query.keys))
-    ).find { case (_, recorded, now) => recorded != now }
-      .orElse(TrailingRows.change(rows, query.rows))
+      ("window function", function, query.function, identity[String] _),
+      ("window size", size, query.size, identity[String] _),
+      ("time column", time, query.time, columns),
+      ("order column", order.getOrElse("none"), query.order.getOrElse("none"), columns),
+      ("grouping keys", list(keys), list(query.keys), columns)
+    ).find { case (_, recorded, now, compared) => compared(recorded) != compared(now) }
+      .map { case (what, recorded, now, _) => (what, recorded, now) }
+      .orElse(TrailingRows.change(rows, query.rows, caseSensitive))
       .orElse(aggregateChange(query))
       .orElse {
         // Of the output modes, only append -> update loses windows (see above).

@@ -7,17 +7,19 @@ import scala.util.Try
 import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, BindReferences, Expression, RuntimeReplaceable}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Complete, Count}
+import org.apache.spark.sql.catalyst.optimizer.ComputeCurrentTime
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, Project}
 import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.SparkSession
-import org.apache.spark.sql.types.{ArrayType, DoubleType, LongType, StringType, TimestampType}
+import org.apache.spark.sql.types.{ArrayType, DateType, DoubleType, IntegerType, LongType, StringType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * For tests/test_restart_identity.py: every function of the session's registry called with each
  * argument list that resolves over a few sample rows, what each call computes on those rows
- * (Spark's own interpreted evaluation, replacements in place, as the optimizer puts them) and
+ * (Spark's own interpreted evaluation, replacements and `current_timezone()` in place, as the
+ * optimizer puts them) and
  * what an aggregate over it is recorded to compute ([[AggregateIdentity]]), under the session's
  * current settings. The test compares two runs under two values of a setting.
  */
@@ -28,7 +30,10 @@ object IdentitySurvey {
   private val v = AttributeReference("v", LongType)()
   private val d = AttributeReference("d", DoubleType)()
   private val arr = AttributeReference("arr", ArrayType(LongType))()
-  private val columns = Seq(k, ts, s, v, d, arr)
+  private val i = AttributeReference("i", IntegerType)()
+  private val dt = AttributeReference("dt", DateType)()
+  private val ntz = AttributeReference("ntz", TimestampNTZType)()
+  private val columns = Seq(k, ts, s, v, d, arr, i, dt, ntz)
 
   /** Times whose hour and day differ between UTC and Los Angeles, across DST changes. */
   private val rows: Seq[InternalRow] = Seq(
@@ -37,13 +42,15 @@ object IdentitySurvey {
     (1719802800000000L, "2025-01-01 00:00:00", 3L, Some(Seq(3L, 4L))),
     (946684799000000L, "1970-01-01 12:00:00", 4L, Some(Seq.empty[Long]))).map { case (micros, text, n, list) =>
       val array: ArrayData = list.map(xs => new GenericArrayData(xs.toArray[Any])).orNull
-      InternalRow(UTF8String.fromString("a"), micros, UTF8String.fromString(text), n, n / 4.0, array)
+      InternalRow(UTF8String.fromString("a"), micros, UTF8String.fromString(text), n, n / 4.0, array,
+        n.toInt, (micros / 86400000000L).toInt, micros)
     }
 
   /**
-   * One line per call that resolves: `call`, its values on the sample rows, and its identity,
-   * separated by tabs. `arguments`: argument lists, each the SQL text of its arguments joined by
-   * ", " over the columns k, ts, s, v, d and arr.
+   * One line per call that resolves: `call`, its values on the sample rows, its identity and its
+   * type, separated by tabs. `arguments`: argument lists, each the SQL text of its arguments
+   * joined by ", " over the columns k, ts, s, v, d, arr, i (INT), dt (DATE) and ntz
+   * (TIMESTAMP_NTZ), or constants only.
    */
   def survey(session: SparkSession, names: java.util.List[String], arguments: java.util.List[String]): java.util.List[String] = {
     val conf = session.sessionState.conf
@@ -54,7 +61,7 @@ object IdentitySurvey {
         args <- arguments.asScala.toSeq
         call = s"$name($args)"
         e <- resolve(session, call, relation)
-      } yield s"$call\t${values(e)}\t${identity(e)}"
+      } yield s"$call\t${values(e, relation)}\t${identity(e)}\t${e.dataType.sql}"
     }.asJava
   }
 
@@ -71,12 +78,17 @@ object IdentitySurvey {
       Try(session.sessionState.sqlParser.parseExpression(call)).toOption).get
     session.sessionState.executePlan(Project(Seq(Alias(expression, "c")()), relation)).analyzed
   }.toOption.collect {
-    // Not a call that rewrites the plan under it (window, session_window).
-    case Project(Seq(Alias(e, _)), `relation`) if e.resolved && e.deterministic && e.references.nonEmpty => e
+    // Not a call that rewrites the plan under it (window, session_window), nor one Spark 3.5
+    // resolves without a type (`get` of a timestamp).
+    case Project(Seq(Alias(e, _)), `relation`) if e.resolved && e.deterministic && Try(e.dataType).isSuccess => e
   }
 
-  private def values(e: Expression): String = {
-    val evaluable = replaced(BindReferences.bindReference(e, columns))
+  private def values(e: Expression, relation: LocalRelation): String = {
+    val computed = ComputeCurrentTime(Project(Seq(Alias(e, "c")()), relation)) match {
+      case Project(Seq(Alias(c, _)), _) => c
+      case _ => e
+    }
+    val evaluable = replaced(BindReferences.bindReference(computed, columns))
     def shown(value: Any): String = value match {
       case bytes: Array[Byte] => java.util.Arrays.toString(bytes)
       case other => String.valueOf(other)

@@ -4,6 +4,7 @@ package trailing
 import org.json4s.{DefaultFormats, Formats, JArray, JNothing, JObject, JString, JValue}
 
 import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.slidingwindow.expressions.ResolvedName
 
 /**
  * The columns of the rows a streaming trailing windows operator keeps waiting for the watermark,
@@ -21,6 +22,8 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
  * recorded order, and the operator's output back into the query's
  * ([[org.apache.spark.sql.slidingwindow.planning.TrailingRowsPlan]]). A restart that adds,
  * removes, renames or retypes one is refused: the rows waiting would lack it, or hold another.
+ * Names compare as Spark resolves them ([[ResolvedName]]): `K` restarts the state of `k` unless
+ * `spark.sql.caseSensitive` is on.
  */
 final case class TrailingRows(columns: Seq[String], time: Option[String], order: Option[String]) {
   /** The columns but those of the time. */
@@ -32,15 +35,18 @@ final case class TrailingRows(columns: Seq[String], time: Option[String], order:
     "order" -> order.map(JString(_)).getOrElse(JNothing))
 
   /** The names of the columns, each once: the columns can be found by name. */
-  private def namesDistinct: Boolean = {
-    val names = columns.map(TrailingRows.nameOf)
+  private def namesDistinct(caseSensitive: Boolean): Boolean = {
+    val names = columns.map(c => ResolvedName(TrailingRows.nameOf(c), caseSensitive))
     names.distinct.length == names.length
   }
 
   /** Whether the rows a query keeps as `now` can be read from the state of these rows. */
-  def readableAs(now: TrailingRows): Boolean =
-    columns == now.columns ||
-      (others.sorted == now.others.sorted && namesDistinct && now.namesDistinct)
+  def readableAs(now: TrailingRows, caseSensitive: Boolean): Boolean = {
+    def resolved(xs: Seq[String]) = xs.map(ResolvedName(_, caseSensitive))
+    resolved(columns) == resolved(now.columns) ||
+      (resolved(others).sorted == resolved(now.others).sorted && namesDistinct(caseSensitive) &&
+        now.namesDistinct(caseSensitive))
+  }
 }
 
 object TrailingRows {
@@ -65,8 +71,9 @@ object TrailingRows {
    * columns", the recorded columns, the query's), each without the time's. None for the
    * windowed aggregation's records, which hold no rows.
    */
-  def change(recorded: Option[TrailingRows], now: Option[TrailingRows]): Option[(String, String, String)] =
-    for (before <- recorded; after <- now if !before.readableAs(after))
+  def change(recorded: Option[TrailingRows], now: Option[TrailingRows],
+      caseSensitive: Boolean): Option[(String, String, String)] =
+    for (before <- recorded; after <- now if !before.readableAs(after, caseSensitive))
       yield ("input columns", before.others.mkString("[", ", ", "]"), after.others.mkString("[", ", ", "]"))
 
   def fromJson(json: JValue): Option[TrailingRows] = json match {
