@@ -223,6 +223,29 @@ def test_a_restart_in_a_quiet_period_loses_nothing_and_repeats_nothing(spark, tm
     assert sink.as_dict() == want
 
 
+@pytest.mark.every_spark
+def test_a_restart_without_new_input_closes_the_quiet_tail(spark, tmp_path, provider):
+    """Stopped once its last micro-batch committed, with windows waiting for the idle close, and
+    restarted with no new input: the restarted query closes them by the idle clock, every window
+    once, as a query that never stopped."""
+    folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
+    events = first_events()
+    write_file(folder, "0.json", events)
+    want = expected(events, "sliding")
+    with session_conf(spark, IDLE_CONF, "2s"):
+        query = start(spark, folder, checkpoint, sink)
+        assert wait_for(lambda: os.path.exists(os.path.join(checkpoint, "commits", "0")))
+        query.stop()
+        assert len(sink.windows()) < len(want), "the test must stop the query with windows still open"
+        query = start(spark, folder, checkpoint, sink)
+        try:
+            assert wait_for(lambda: len(sink.windows()) >= len(want)), \
+                f"emitted {sorted(sink.windows())}, expected {sorted(want)}"
+        finally:
+            query.stop()
+    assert sink.as_dict() == want
+
+
 def run_available_now(spark: SparkSession, folder: str, checkpoint: str, sink: Sink, function: str = "sliding"):
     query = start(spark, folder, checkpoint, sink, function, trigger={"availableNow": True})
     assert query.awaitTermination(120), "the availableNow run did not end"

@@ -165,6 +165,27 @@ def test_a_restart_in_a_quiet_period_loses_nothing_and_repeats_nothing(spark, tm
     assert sink.rows() == want
 
 
+@pytest.mark.every_spark
+def test_a_restart_without_new_input_emits_the_rows_left_waiting(spark, tmp_path, provider):
+    """Stopped once its last micro-batch committed, with rows waiting for the idle close, and
+    restarted with no new input: the restarted query emits them by the idle clock, every row
+    once, with its frames."""
+    folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
+    write_file(folder, "0.json", FIRST)
+    want = reference(FIRST)
+    with session_conf(spark, IDLE_CONF, "2s"):
+        query = start(spark, folder, checkpoint, sink)
+        assert wait_for(lambda: os.path.exists(os.path.join(checkpoint, "commits", "0")))
+        query.stop()
+        assert len(sink.rows()) < len(want), "the test must stop the query with rows still waiting"
+        query = start(spark, folder, checkpoint, sink)
+        try:
+            assert wait_for(lambda: len(sink.rows()) >= len(want)), f"emitted {sink.rows()}, expected {want}"
+        finally:
+            query.stop()
+    assert sink.rows() == want
+
+
 def run_available_now(spark: SparkSession, folder: str, checkpoint: str, sink: Sink):
     query = start(spark, folder, checkpoint, sink, trigger={"availableNow": True})
     assert query.awaitTermination(120), "the availableNow run did not end"
