@@ -184,8 +184,7 @@ def test_a_restart_in_a_quiet_period_loses_nothing_and_repeats_nothing(spark, tm
     """Stopped in the middle of an idle period, and again with its last idle micro-batch left
     uncommitted (as a kill in its middle leaves it): the micro-batch run again emits the same
     windows (its idle clock is logged with it), and with the rows that come next the union of the
-    outputs is the windows of all the rows, none twice. Spark runs no micro-batch after a restart
-    until rows arrive: the windows left open wait for them."""
+    outputs is the windows of all the rows, none twice."""
     folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
     first = first_events()
     second = [("e", BASE + 200 * SEC, 20)]  # past anything an idle close of `first` reaches here

@@ -195,7 +195,7 @@ def run_available_now(spark: SparkSession, folder: str, checkpoint: str, sink: S
 def test_close_at_end_of_input_emits_every_row_of_each_available_now_run(spark, tmp_path, rocksdb):
     """A run with Trigger.AvailableNow ends with every row emitted, the latest one too, whose time
     has microseconds past Spark's millisecond; the next run emits its own rows, and a row at or
-    before the first run's last is late. Without the setting, the control: the rows after Spark's
+    before the first run's last row's millisecond + 1 ms is late. Without the setting, the control: the rows after Spark's
     watermark wait."""
     folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
     first = FIRST + [("b", BASE + 9 * SEC + 500_250, 9)]  # the latest time, 250 us into its millisecond
@@ -211,7 +211,12 @@ def test_close_at_end_of_input_emits_every_row_of_each_available_now_run(spark, 
         assert sink.rows() == reference(first) == spark_batch(spark, first)
         assert total(query, "numRowsClosedWhileIdle") == len(left_waiting)
         assert "whenQuiet=close at end of input" in explain_text(query)
-        write_file(folder, "1.json", later + [("b", BASE + 9 * SEC + 500_250, 99)])
+        # Late: at or before the last row's millisecond + 1 ms (Spark's watermarks are whole
+        # milliseconds), its time itself, 1 us after it, the last microsecond late; past it, emitted.
+        late = [("b", BASE + 9 * SEC + 500_250, 99), ("b", BASE + 9 * SEC + 500_251, 98),
+                ("b", BASE + 9 * SEC + 501_000, 97)]
+        past = [("e", BASE + 9 * SEC + 501_001, 96)]
+        write_file(folder, "1.json", later + late + past)
         query = run_available_now(spark, folder, checkpoint, sink)
-    assert sink.rows() == reference(first + later)
-    assert total(query, "numRowsDroppedByWatermark") == 1
+    assert sink.rows() == reference(first + later + past)
+    assert total(query, "numRowsDroppedByWatermark") == len(late)
