@@ -40,6 +40,7 @@ object QuietTailAtRestart extends Logging {
     }
 
   private val processingTime = Trigger.ProcessingTime(0L).getClass
+  private val watermarkField = "\"batchWatermarkMs\""
 
   private final class Listener(session: SparkSession) extends StreamingQueryListener {
     override def onQueryStarted(event: StreamingQueryListener.QueryStartedEvent): Unit =
@@ -68,7 +69,7 @@ object QuietTailAtRestart extends Logging {
       val last = new Path(log, batch.toString)
       val text = CheckpointFiles.read(fs, last).getOrElse(throw new java.io.FileNotFoundException(last.toString))
       CheckpointFiles.write(fs, new Path(log, (batch + 1).toString),
-        text.replaceFirst("\"batchWatermarkMs\":-?[0-9]+", s"\"batchWatermarkMs\":$watermarkMs"))
+        text.replaceFirst(watermarkField + ":-?[0-9]+", watermarkField + ":" + watermarkMs))
     }
 
     private def hasIdleClock(checkpoint: String, batch: Long): Boolean = {
