@@ -184,8 +184,7 @@ def test_a_restart_in_a_quiet_period_loses_nothing_and_repeats_nothing(spark, tm
     """Stopped in the middle of an idle period, and again with its last idle micro-batch left
     uncommitted (as a kill in its middle leaves it): the micro-batch run again emits the same
     windows (its idle clock is logged with it), and with the rows that come next the union of the
-    outputs is the windows of all the rows, none twice. Spark runs no micro-batch after a restart
-    until rows arrive: the windows left open wait for them."""
+    outputs is the windows of all the rows, none twice."""
     folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
     first = first_events()
     second = [("e", BASE + 200 * SEC, 20)]  # past anything an idle close of `first` reaches here
@@ -220,6 +219,29 @@ def test_a_restart_in_a_quiet_period_loses_nothing_and_repeats_nothing(spark, tm
         want = expected(first + second + later, "sliding")
         assert wait_for(lambda: len(sink.windows()) >= len(want))
         query.stop()
+    assert sink.as_dict() == want
+
+
+@pytest.mark.every_spark
+def test_a_restart_without_new_input_closes_the_quiet_tail(spark, tmp_path, provider):
+    """Stopped once its last micro-batch committed, with windows waiting for the idle close, and
+    restarted with no new input: the restarted query closes them by the idle clock, every window
+    once, as a query that never stopped."""
+    folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
+    events = first_events()
+    write_file(folder, "0.json", events)
+    want = expected(events, "sliding")
+    with session_conf(spark, IDLE_CONF, "2s"):
+        query = start(spark, folder, checkpoint, sink)
+        assert wait_for(lambda: os.path.exists(os.path.join(checkpoint, "commits", "0")))
+        query.stop()
+        assert len(sink.windows()) < len(want), "the test must stop the query with windows still open"
+        query = start(spark, folder, checkpoint, sink)
+        try:
+            assert wait_for(lambda: len(sink.windows()) >= len(want)), \
+                f"emitted {sorted(sink.windows())}, expected {sorted(want)}"
+        finally:
+            query.stop()
     assert sink.as_dict() == want
 
 

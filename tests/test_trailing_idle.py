@@ -165,6 +165,27 @@ def test_a_restart_in_a_quiet_period_loses_nothing_and_repeats_nothing(spark, tm
     assert sink.rows() == want
 
 
+@pytest.mark.every_spark
+def test_a_restart_without_new_input_emits_the_rows_left_waiting(spark, tmp_path, provider):
+    """Stopped once its last micro-batch committed, with rows waiting for the idle close, and
+    restarted with no new input: the restarted query emits them by the idle clock, every row
+    once, with its frames."""
+    folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
+    write_file(folder, "0.json", FIRST)
+    want = reference(FIRST)
+    with session_conf(spark, IDLE_CONF, "2s"):
+        query = start(spark, folder, checkpoint, sink)
+        assert wait_for(lambda: os.path.exists(os.path.join(checkpoint, "commits", "0")))
+        query.stop()
+        assert len(sink.rows()) < len(want), "the test must stop the query with rows still waiting"
+        query = start(spark, folder, checkpoint, sink)
+        try:
+            assert wait_for(lambda: len(sink.rows()) >= len(want)), f"emitted {sink.rows()}, expected {want}"
+        finally:
+            query.stop()
+    assert sink.rows() == want
+
+
 def run_available_now(spark: SparkSession, folder: str, checkpoint: str, sink: Sink):
     query = start(spark, folder, checkpoint, sink, trigger={"availableNow": True})
     assert query.awaitTermination(120), "the availableNow run did not end"
@@ -174,7 +195,7 @@ def run_available_now(spark: SparkSession, folder: str, checkpoint: str, sink: S
 def test_close_at_end_of_input_emits_every_row_of_each_available_now_run(spark, tmp_path, rocksdb):
     """A run with Trigger.AvailableNow ends with every row emitted, the latest one too, whose time
     has microseconds past Spark's millisecond; the next run emits its own rows, and a row at or
-    before the first run's last is late. Without the setting, the control: the rows after Spark's
+    before the first run's last row's millisecond + 1 ms is late. Without the setting, the control: the rows after Spark's
     watermark wait."""
     folder, checkpoint, sink = str(tmp_path / "in"), str(tmp_path / "cp"), Sink()
     first = FIRST + [("b", BASE + 9 * SEC + 500_250, 9)]  # the latest time, 250 us into its millisecond
@@ -190,7 +211,12 @@ def test_close_at_end_of_input_emits_every_row_of_each_available_now_run(spark, 
         assert sink.rows() == reference(first) == spark_batch(spark, first)
         assert total(query, "numRowsClosedWhileIdle") == len(left_waiting)
         assert "whenQuiet=close at end of input" in explain_text(query)
-        write_file(folder, "1.json", later + [("b", BASE + 9 * SEC + 500_250, 99)])
+        # Late: at or before the last row's millisecond + 1 ms (Spark's watermarks are whole
+        # milliseconds), its time itself, 1 us after it, the last microsecond late; past it, emitted.
+        late = [("b", BASE + 9 * SEC + 500_250, 99), ("b", BASE + 9 * SEC + 500_251, 98),
+                ("b", BASE + 9 * SEC + 501_000, 97)]
+        past = [("e", BASE + 9 * SEC + 501_001, 96)]
+        write_file(folder, "1.json", later + late + past)
         query = run_available_now(spark, folder, checkpoint, sink)
-    assert sink.rows() == reference(first + later)
-    assert total(query, "numRowsDroppedByWatermark") == 1
+    assert sink.rows() == reference(first + later + past)
+    assert total(query, "numRowsDroppedByWatermark") == len(late)

@@ -7,6 +7,7 @@ import org.apache.spark.sql.slidingwindow.shims.ClassicSession.{SparkSession => 
 import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggregates, CheckStreamingWatermarks, CheckWindowedAggregates, PlanStreamingTrailingWindows, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.{BatchWindow, SlidingWindow}
+import org.apache.spark.sql.slidingwindow.idle.QuietTailAtRestart
 import org.apache.spark.sql.slidingwindow.optimizer.PruneWindowedAggregateInput
 import org.apache.spark.sql.slidingwindow.planning.{StreamingWatermarks, TrailingWindowStrategy, WindowedAggregateStrategy}
 import org.apache.spark.sql.slidingwindow.shims.HintResolutionRules
@@ -17,7 +18,8 @@ import org.apache.spark.sql.slidingwindow.shims.HintResolutionRules
  * First checks that the jar was built for this Spark's minor version ([[JarBuildInfo]]). Then
  * registers the SQL functions `sliding_window(time, size)` and `batch_window(time, size[, order])`,
  * the analyzer rule and check that turn an aggregation grouped by it into a windowed aggregation,
- * the check of a streaming query's watermark when it starts (Spark 4.0 and later),
+ * the check of a streaming query's watermark when it starts (Spark 4.0 and later), the listener
+ * that makes the idle close go on after a restart ([[QuietTailAtRestart]]),
  * the plan normalization that gives it its own logical node, the rule that gives trailing windows
  * on a stream theirs, the optimizer rule that prunes its
  * input, the planner strategy for that node, and the physical rule that gives the streaming
@@ -33,6 +35,7 @@ class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPostHocResolutionRule(_ => CheckResolvedWindowedAggregates)
     extensions.injectPostHocResolutionRule(_ => PlanStreamingTrailingWindows)
     extensions.injectCheckRule(_ => CheckWindowedAggregates)
+    extensions.injectCheckRule(s => plan => QuietTailAtRestart.register(s.asInstanceOf[ClassicSession], plan))
     extensions.injectPlanNormalizationRule(_ => PlanWindowedAggregates)
     extensions.injectOptimizerRule(_ => PruneWindowedAggregateInput)
     extensions.injectPlannerStrategy(s => WindowedAggregateStrategy(s.asInstanceOf[ClassicSession]))
