@@ -30,6 +30,7 @@ PAGES = [
     ("late_rows.py", "streaming.md"),
     ("trailing_streaming.py", "trailing-windows.md"),
     ("idle_timeout.py", "streaming.md"),
+    ("python_aggregates.py", "python-aggregates.md"),
 ]
 
 

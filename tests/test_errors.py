@@ -194,6 +194,43 @@ def test_python_udaf_is_rejected(spark, events, function):
         assert "not Python or pandas UDAFs" in message
         assert "built-in aggregate functions" in message
         assert "Aggregator registered with functions.udaf" in message
+        assert "collect_list(v) AS vs, and apply the function to the arrays" in message
+
+
+@pytest.mark.parametrize("function", ["sliding_window", "batch_window"])
+def test_apply_in_pandas_on_a_window_grouping_is_refused(spark, events, function):
+    """applyInPandas groups by column values: over a window grouping it is refused with the
+    alternative (collect the window's rows, then Python over the arrays), not as a window function
+    outside a GROUP BY."""
+    pytest.importorskip("pyarrow")
+    window = getattr(swa, function)("ts", "10 seconds")
+    with pytest.raises(AnalysisException) as e:
+        events.groupBy("k", window).applyInPandas(lambda rows: rows[["k"]], "k string")
+    assert_condition(e.value, "WINDOW_FUNCTION_NOT_IN_GROUP_BY.GROUPED_MAP", sql_state="42803")
+    assert f"groupBy(keys, {function}(time, size)).agg(collect_list(struct(...))" in str(e.value)
+    # Selected, it is outside a GROUP BY (selected before every column, the plan is a grouped
+    # map's grouping, which the message names too).
+    with pytest.raises(AnalysisException) as e:
+        events.select("*", window).collect()
+    assert_condition(e.value, "WINDOW_FUNCTION_NOT_IN_GROUP_BY.OUTSIDE_GROUP_BY", sql_state="42803")
+
+
+@pytest.mark.parametrize("cast", ["STRING", "DATE", "TIMESTAMP_NTZ"])
+def test_trailing_window_helper_on_a_time_of_another_type(spark, events, cast):
+    """The helper orders by unix_micros(time): a time column unix_micros does not take is refused
+    with what to cast, not with Spark's type error on unix_micros. TIMESTAMP_NTZ is one on Spark
+    3.5; from 4.0 unix_micros takes it, and the frames are those of SQL's ORDER BY on it."""
+    df = events.withColumn("t", F.expr(f"CAST(ts AS {cast})"))
+    window = swa.trailing_window("k", "t", "10 seconds")
+    query = lambda: df.select("ts", F.count("*").over(window).alias("n")).orderBy("ts").collect()  # noqa: E731
+    if cast == "TIMESTAMP_NTZ" and not spark.version.startswith("3."):
+        assert [r.n for r in query()] == [1, 2]
+        return
+    with pytest.raises(AnalysisException) as e:
+        query()
+    assert_condition(e.value, "WINDOW_TRAILING_TIME_COLUMN", sql_state="42K09")
+    assert dict(e.value.getMessageParameters()) == {"column": "t", "dataType": cast}
+    assert 'df.withColumn("ts", F.col("t").cast("timestamp"))' in str(e.value)
 
 
 def test_what_the_python_udaf_error_advises_works(spark, events):

@@ -121,6 +121,41 @@ def test_other_windows_are_left_to_spark(spark):
         assert df.collect() == [Row(x=1)]
 
 
+@pytest.mark.every_spark
+def test_a_pandas_aggregate_over_trailing_frames_is_sparks_own_window(spark):
+    """A pandas aggregate (Series to float) over trailing frames, from the helper and in SQL once
+    registered, next to a built-in aggregate: Spark's own Python window operator computes it (its
+    Window of Python functions left whole), the extension's TrailingWindow the built-in one, both
+    equal to the definition."""
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+    from pyspark.sql import functions as F
+    from pyspark.sql.functions import pandas_udf
+
+    import sliding_window_agg as swa
+
+    def mean(v):  # type: ignore[no-untyped-def]
+        return float(v.mean())
+
+    mean.__annotations__ = {"v": pd.Series, "return": float}  # a grouped-aggregate pandas UDF
+    pmean = pandas_udf(mean, "double")
+    spark.udf.register("trailing_pmean", pmean)
+    rows = [r for r in random_rows(random.Random(11), 120) if r[3] is not None]
+    df = spark.createDataFrame(
+        [(i, k, None if t is None else BASE + datetime.timedelta(microseconds=t), v) for i, k, t, v in rows],
+        "id int, k string, ts timestamp, v int")
+    df.createOrReplaceTempView("pandas_events")
+    expected = {i: {"m": r["a_10"], "n": r["n_10"]} for i, r in reference(rows, {"10 seconds": 10 * SEC}).items()}
+    window = swa.trailing_window("k", "ts", "10 seconds")
+    for query in (df.select("id", pmean("v").over(window).alias("m"), F.count("*").over(window).alias("n")),
+                  spark.sql("SELECT id, trailing_pmean(v) OVER w AS m, count(*) OVER w AS n FROM pandas_events "
+                            "WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL 10 SECONDS PRECEDING "
+                            "AND CURRENT ROW)")):
+        plan = plan_text(query)
+        assert "TrailingWindow" in plan and ("ArrowWindowPython" in plan or "WindowInPandas" in plan), plan
+        assert same(result(query), expected)
+
+
 def test_the_smallest_bigint_time_is_a_row_like_any_other(spark):
     """A BIGINT order may hold Long.MinValue, which the operator also uses for "no watermark":
     its rows are output, with their frames, as Spark's Window gives them."""

@@ -371,16 +371,48 @@ def test_timestamp_ntz_time_refused(spark, tmp_path, written):
         return df.select("k", F.count("*").over(swa.trailing_window("k", "local", "3 seconds")).alias("n"))
 
     if written == "helper" and spark_version(spark) < (4, 0):
-        # Spark 3.5's unix_micros takes a TIMESTAMP only: its own analysis refuses the helper's
-        # frame on a TIMESTAMP_NTZ column first, in batch too (docs/trailing-windows.md).
+        # Spark 3.5's unix_micros takes a TIMESTAMP only: the helper's frame on a TIMESTAMP_NTZ
+        # column is refused for its time column, in batch too (docs/trailing-windows.md), with
+        # the same cast to make.
         with pytest.raises(Exception) as failure:
             build(read_stream(spark, str(tmp_path))).schema
-        assert "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE" in str(failure.value)
+        assert_condition(failure.value, "WINDOW_TRAILING_TIME_COLUMN", "42K09")
+        assert "TIMESTAMP_NTZ's wall-clock times are read, in the session time zone" in str(failure.value)
         return
     error = start_failure(spark, tmp_path, build)
     assert_condition(error, "WINDOW_STREAMING_TRAILING_TIMESTAMP_NTZ", "42KDE")
     assert dict(error.getMessageParameters())["timeColumn"] == "local"
     assert "CAST(local AS TIMESTAMP) reads its wall-clock times in the session time zone" in str(error)
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("written", ["helper", "sql"])
+def test_pandas_aggregate_refused_with_the_alternative(spark, tmp_path, written):
+    """A pandas aggregate over a trailing frame on a stream: refused when the query is defined,
+    with what to write instead (collect_list over the frame, then Python over the arrays)."""
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+
+    def mean(v):  # type: ignore[no-untyped-def]
+        return float(v.mean())
+
+    mean.__annotations__ = {"v": pd.Series, "return": float}  # a grouped-aggregate pandas UDF
+    pmean = pandas_udf(mean, "double")
+    spark.udf.register("stream_pmean", pmean)
+
+    def build(df: DataFrame) -> DataFrame:
+        df = df.withWatermark("ts", DELAY_TEXT)
+        if written == "sql":
+            return df.select("k", F.expr("stream_pmean(v) OVER (PARTITION BY k ORDER BY ts "
+                                         "RANGE BETWEEN INTERVAL 3 SECONDS PRECEDING AND CURRENT ROW)").alias("m"))
+        window = swa.trailing_window("k", "ts", "3 seconds")
+        return df.select("k", F.count("*").over(window).alias("n"), pmean("v").over(window).alias("m"))
+
+    error = start_failure(spark, tmp_path, build)
+    assert_condition(error, "WINDOW_STREAMING_TRAILING_PYTHON_AGGREGATE", "0A000")
+    assert dict(error.getMessageParameters())["aggregate"] == ("stream_pmean(v)" if written == "sql" else "mean(v)")
+    assert "collect_list(v) OVER (...) AS vs, and apply the Python function to the arrays" in str(error)
 
 
 def test_restart_with_a_larger_frame_refused(spark, tmp_path):

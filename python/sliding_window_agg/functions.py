@@ -188,7 +188,8 @@ def trailing_window(
 
     Args:
         partition_by: one column or column name, or an iterable of them (`[]` for none).
-        time: a TIMESTAMP column, or its name (for TIMESTAMP_NTZ, write the frame in SQL).
+        time: a TIMESTAMP column, or its name (a TIMESTAMP_NTZ too from Spark 4.0, in batch;
+            on Spark 3.5, write a TIMESTAMP_NTZ frame in SQL).
         size: a fixed-length duration: `"10 minutes"`, `"1 hour 30 minutes"`,
             `"500 milliseconds"` or a `datetime.timedelta` (a day is 24 hours).
 
@@ -197,6 +198,10 @@ def trailing_window(
 
     Raises:
         PySparkValueError: `size` is not a fixed-length duration (`VALUE_NOT_ALLOWED`).
+        AnalysisException: when the query is defined, `time` is of another type, such as a
+            STRING (`WINDOW_TRAILING_TIME_COLUMN`, which says what to cast); or, on a stream,
+            the aggregate over the frame is a pandas or Python one
+            (`WINDOW_STREAMING_TRAILING_PYTHON_AGGREGATE`).
     """
     keys = arguments.columns(partition_by, "partition_by")
     time = arguments.column_or_name(time, "time")

@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, NamedArgumentExpression}
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.{SparkSession => ClassicSession}
-import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggregates, CheckStreamingWatermarks, CheckWindowedAggregates, PlanStreamingTrailingWindows, PlanWindowedAggregates, ResolveWindowedAggregates}
+import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggregates, CheckStreamingWatermarks, CheckTrailingTimeColumn, CheckWindowedAggregates, PlanStreamingTrailingWindows, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.{BatchWindow, SlidingWindow}
 import org.apache.spark.sql.slidingwindow.idle.QuietTailAtRestart
@@ -19,8 +19,9 @@ import org.apache.spark.sql.slidingwindow.shims.HintResolutionRules
  * registers the SQL functions `sliding_window(time, size)` and `batch_window(time, size[, order])`,
  * the analyzer rule and check that turn an aggregation grouped by it into a windowed aggregation,
  * the check of a streaming query's watermark when it starts (Spark 4.0 and later), the listener
- * that makes the idle close go on after a restart ([[QuietTailAtRestart]]),
- * the plan normalization that gives it its own logical node, the rule that gives trailing windows
+ * that makes the idle close go on after a restart ([[QuietTailAtRestart]]), the check of the
+ * Python trailing_window helper's time column, the plan normalization that gives it its own
+ * logical node, the rule that gives trailing windows
  * on a stream theirs, the optimizer rule that prunes its
  * input, the planner strategy for that node, and the physical rule that gives the streaming
  * operator its watermarks.
@@ -33,6 +34,7 @@ class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
     HintResolutionRules.inject(extensions, CheckStreamingWatermarks)
     extensions.injectResolutionRule(_ => ResolveWindowedAggregates)
     extensions.injectPostHocResolutionRule(_ => CheckResolvedWindowedAggregates)
+    extensions.injectPostHocResolutionRule(_ => CheckTrailingTimeColumn)
     extensions.injectPostHocResolutionRule(_ => PlanStreamingTrailingWindows)
     extensions.injectCheckRule(_ => CheckWindowedAggregates)
     extensions.injectCheckRule(s => plan => QuietTailAtRestart.register(s.asInstanceOf[ClassicSession], plan))

@@ -1,10 +1,10 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Expression, RuntimeReplaceableAggregate}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, DeclarativeAggregate, ImperativeAggregate, PivotFirst}
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, PivotFirst}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Expand, Filter, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
-import org.apache.spark.sql.slidingwindow.expressions.WindowFunction
+import org.apache.spark.sql.slidingwindow.expressions.{JvmAggregate, WindowFunction}
 import org.apache.spark.sql.slidingwindow.logical.WindowGrouping
 import org.apache.spark.sql.slidingwindow.expressions.WindowPruning
 
@@ -35,6 +35,11 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
         WindowErrors.pivot(g.definition.kind.functionName)
       case _ =>
     }
+    node match {
+      case p: Project if isGroupedMapGrouping(p) => windowFunctionIn(p.projectList)
+        .foreach(w => WindowErrors.groupedMap(w.kind.functionName))
+      case _ =>
+    }
     node.expressions.foreach(_.foreach {
       case w: WindowFunction => WindowErrors.outsideGroupBy(w.kind.functionName, where(node))
       case _ =>
@@ -45,7 +50,7 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
         aggregateExpressions.foreach(_.foreach {
           case ae: AggregateExpression if ae.isDistinct =>
             WindowErrors.distinctAggregate(function, ae.sql)
-          case ae: AggregateExpression if !runsInJvm(ae.aggregateFunction) =>
+          case ae: AggregateExpression if !JvmAggregate.runs(ae.aggregateFunction) =>
             WindowErrors.unsupportedAggregate(function, ae.aggregateFunction.sql)
           case _ =>
         })
@@ -56,14 +61,15 @@ object CheckWindowedAggregates extends (LogicalPlan => Unit) {
   private def windowFunctionIn(es: Seq[Expression]): Option[WindowFunction] =
     es.iterator.flatMap(_.collectFirst { case w: WindowFunction => w }).toSeq.headOption
 
-  /** Whether buffers of `f` can be updated and merged here (after the optimizer's replacements). */
-  private def runsInJvm(f: AggregateFunction): Boolean = f match {
-    case _: DeclarativeAggregate | _: ImperativeAggregate => true
-    case r: RuntimeReplaceableAggregate => r.replacement match {
-      case replaced: AggregateFunction => runsInJvm(replaced)
-      case _ => false
-    }
-    case _ => false
+  /**
+   * The plan a grouped map (PySpark's `groupBy(...).applyInPandas`, `applyInArrow`,
+   * `applyInPandasWithState`, `cogroup`) analyzes on its own before it builds its node: the
+   * grouping expressions, then every column of the input, in order.
+   */
+  private def isGroupedMapGrouping(p: Project): Boolean = {
+    val input = p.child.output
+    p.projectList.length > input.length && p.projectList.takeRight(input.length) == input &&
+      windowFunctionIn(p.projectList.dropRight(input.length)).isDefined
   }
 
   private def where(node: LogicalPlan): String = node match {

@@ -5,13 +5,14 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.util.{quoteIfNeeded, toPrettySQL}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.expressions.JvmAggregate
 import org.apache.spark.sql.slidingwindow.logical.{StreamingTrailingWindow, TrailingColumn}
 import org.apache.spark.sql.types.TimestampNTZType
 
 /**
  * Gives a streaming query's `Window` node of trailing windows ([[TrailingColumn]]) our own logical
  * node, [[StreamingTrailingWindow]], which runs on a stream; any other window function on a
- * stream fails with what a stream runs. A post-hoc resolution rule: Spark refuses a `Window` on a
+ * stream fails with what a stream runs (a Python or pandas aggregate, with what to use instead). A post-hoc resolution rule: Spark refuses a `Window` on a
  * stream when the query starts, from the analyzed plan (UnsupportedOperationChecker), so the
  * node must be ours by the end of analysis. Frames with the same PARTITION BY on the same time
  * column are one node, whatever their ORDER BY expression.
@@ -22,6 +23,7 @@ object PlanStreamingTrailingWindows extends Rule[LogicalPlan] {
     else plan.transformUp {
       case w: Window if w.isStreaming =>
         val columns = w.windowExpressions.map { e =>
+          JvmAggregate.firstNotInJvm(e).foreach(ae => WindowErrors.streamingTrailingPythonAggregate(toPrettySQL(e), toPrettySQL(ae)))
           TrailingColumn.of(e, w.orderSpec).getOrElse(WindowErrors.streamingWindowNotTrailing(toPrettySQL(e)))
         }
         // Spark's analyzer orders a Window by attributes, computing any expression below it.

@@ -88,6 +88,21 @@ object WindowErrors {
   def streamingWindowNotTrailing(expression: String): Nothing =
     fail("WINDOW_STREAMING_NOT_TRAILING", "expression" -> expression)
 
+  /** A Python or pandas aggregate (`aggregate`) over a trailing frame on a stream. */
+  def streamingTrailingPythonAggregate(expression: String, aggregate: String): Nothing =
+    fail("WINDOW_STREAMING_TRAILING_PYTHON_AGGREGATE", "expression" -> expression, "aggregate" -> aggregate)
+
+  /** A grouped map (PySpark's applyInPandas, ...) over a grouping by a window function. */
+  def groupedMap(function: String): Nothing =
+    fail("WINDOW_FUNCTION_NOT_IN_GROUP_BY.GROUPED_MAP", "function" -> function)
+
+  /**
+   * Trailing windows ordered by `unix_micros(column)` (as the Python `trailing_window` helper orders
+   * them) of a column that is not a TIMESTAMP.
+   */
+  def trailingTimeColumn(column: String, dataType: String): Nothing =
+    fail("WINDOW_TRAILING_TIME_COLUMN", "column" -> column, "dataType" -> dataType)
+
   /** Trailing windows on a stream in another output mode than Append. */
   def trailingOutputMode(expressions: String, mode: String): Nothing =
     fail("WINDOW_STREAMING_TRAILING_OUTPUT_MODE", "expressions" -> expressions, "mode" -> mode)

@@ -12,6 +12,9 @@ import org.apache.spark.unsafe.types.CalendarInterval
  * frame is every row of its partition whose time is in `[t - size, t]`: its peers (rows at `t`)
  * included, which is the KIP-450 left window of the row.
  *
+ * Its aggregate runs in the JVM ([[JvmAggregate]]): a Window of Python or pandas aggregates over
+ * such frames is Spark's own (ArrowWindowPython), whole, as Spark puts them in a Window of their own.
+ *
  * The window expression may sit inside a scalar expression, as the optimizer leaves a decimal
  * sum: `MakeDecimal(sum(UnscaledValue(x)) OVER w)`; `value` is that expression over the
  * aggregate's result.
@@ -40,7 +43,7 @@ object TrailingFrame {
     case Alias(child, _) if isTimeOrder(orderSpec) =>
       child.collect { case w: WindowExpression => w } match {
         case Seq(w @ WindowExpression(ae: AggregateExpression, spec))
-            if !ae.isDistinct && ae.filter.isEmpty && spec.orderSpec == orderSpec =>
+            if !ae.isDistinct && ae.filter.isEmpty && spec.orderSpec == orderSpec && JvmAggregate.runs(ae.aggregateFunction) =>
           spec.frameSpecification match {
             case SpecifiedWindowFrame(RangeFrame, lower, upper) =>
               for (size <- sizeOf(lower); lag <- sizeOf(upper) if lag <= size) yield {
