@@ -121,7 +121,7 @@ def run_client(url: str, functions: list) -> dict:
         stop(proc)
     assert proc.returncode == 0, out[-2000:] + err[-5000:]
     assert "LOADED True" in out.splitlines(), out
-    results = {"errors": {}}
+    results = {"errors": {}, "stderr": err}
     for line in out.splitlines():
         if line.startswith("RESULT "):
             r = json.loads(line[len("RESULT "):])
@@ -196,7 +196,8 @@ def test_connect_client_sees_error_conditions(server_results, query, condition, 
 @pytest.mark.every_spark
 def test_configure_on_local_connect_builder_loads_the_extension():
     """builder.remote("local[n]") starts the Connect server in the client's process: configure()
-    gives it the jar and the extension as to a classic session."""
+    gives it the jar and the extension as to a classic session, without pyspark's warnings that
+    the client's session could not set them again (`Failed to set spark.jars ...`)."""
     missing = connect_client_missing()
     if missing:
         pytest.skip(f"Spark Connect client dependencies missing: {missing}")
@@ -208,6 +209,8 @@ def test_configure_on_local_connect_builder_loads_the_extension():
     fresh_main_jar()
     results = run_client("local[1]", ["sliding_window"])
     assert results["sliding_window"]["api"] == [list(r) for r in SPEC_SLIDING]
+    for key in ("spark.jars", "spark.sql.extensions"):
+        assert f"Failed to set {key}" not in results["stderr"], results["stderr"][-3000:]
 
 
 def test_configure_leaves_a_connect_server_builder_unchanged(monkeypatch):
