@@ -46,6 +46,8 @@ def grouped(size_sql: str, time: str = "ts") -> str:
     ("'-5 seconds'", "the size is negative"),
     ("INTERVAL -1 MINUTE", "the size is negative"),
     ("'banana'", "it is not a duration"),
+    ("'10'", "it has no unit"),
+    ("'10 s'", "it is not a duration"),
     ("'1 month'", "months and years have no fixed length"),
     ("INTERVAL '1' YEAR", "months and years have no fixed length"),
     ("CAST(NULL AS STRING)", "the size cannot be null"),

@@ -236,7 +236,7 @@ def test_window_can_end_past_year_9999(spark):
 def test_size_may_be_any_string_or_interval_form(spark):
     events_df(spark, SPEC_ROWS).createOrReplaceTempView("size_events")
     sizes = ["'10 microseconds'", "INTERVAL 10 MICROSECONDS", "INTERVAL '0.00001' SECOND",
-             "concat('10', ' microseconds')"]
+             "concat('10', ' microseconds')", "'10us'"]  # an interval string, or a time-setting one
     if not spark.version.startswith("3."):  # collations came with Spark 4.0
         sizes.append("'10 microseconds' COLLATE UTF8_LCASE")
     counts = [

@@ -1,5 +1,6 @@
 """Spark Connect: a Connect server started with the jar and the extension (pyspark's
-sbin/start-connect-server.sh), and Python clients that use the package's functions and SQL
+sbin/start-connect-server.sh, or spark-submit of the server's class where the wheel lacks the
+script), and Python clients that use the package's functions and SQL
 through it; also configure() on Connect builders."""
 from __future__ import annotations
 
@@ -66,24 +67,37 @@ def stop(proc: subprocess.Popen) -> None:
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("connect_default_port")]
 
 
+def connect_server_command() -> list | None:
+    """How docs/deployment.md starts a Connect server in the foreground with this pip pyspark:
+    sbin/start-connect-server.sh --wait where the wheel has it (4.3), else spark-submit of the
+    server's class where the wheel has the server's jar (4.0 to 4.2); None for 3.5."""
+    script = os.path.join(SPARK_HOME, "sbin", "start-connect-server.sh")
+    if os.path.exists(script):
+        return [script, "--wait"]
+    if any(name.startswith("spark-connect_") for name in os.listdir(os.path.join(SPARK_HOME, "jars"))):
+        return [os.path.join(SPARK_HOME, "bin", "spark-submit"),
+                "--class", "org.apache.spark.sql.connect.service.SparkConnectServer"]
+    return None
+
+
 @pytest.fixture(scope="module")
 def connect_server(tmp_path_factory):
     """sc://127.0.0.1:<port> of a Spark Connect server that loads the jar and the extension."""
     missing = connect_client_missing()
     if missing:
         pytest.skip(f"Spark Connect client dependencies missing (pip install 'pyspark[connect]'): {missing}")
-    script = os.path.join(SPARK_HOME, "sbin", "start-connect-server.sh")
-    if not os.path.exists(script):
+    command = connect_server_command()
+    if command is None:
         import pyspark
 
-        pytest.skip(f"pyspark {pyspark.__version__} from pip ships no sbin/start-connect-server.sh "
-                    "(a Spark distribution does); the in-process server is tested below")
+        pytest.skip(f"pyspark {pyspark.__version__} from pip has no Spark Connect server (Spark 3.5 "
+                    "ships it as the separate package org.apache.spark:spark-connect_2.12)")
     jar = fresh_main_jar()
     work = tmp_path_factory.mktemp("connect-server")
     port = free_port()
     log = open(work / "server.log", "w")
     proc = subprocess.Popen(
-        [os.path.join(SPARK_HOME, "sbin", "start-connect-server.sh"), "--wait",
+        [*command,
          "--master", "local[2]", "--jars", jar, "--conf", f"spark.sql.extensions={swa.EXTENSION_CLASS}",
          "--conf", f"spark.connect.grpc.binding.port={port}",
          "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
@@ -121,7 +135,7 @@ def run_client(url: str, functions: list) -> dict:
         stop(proc)
     assert proc.returncode == 0, out[-2000:] + err[-5000:]
     assert "LOADED True" in out.splitlines(), out
-    results = {"errors": {}}
+    results = {"errors": {}, "stderr": err}
     for line in out.splitlines():
         if line.startswith("RESULT "):
             r = json.loads(line[len("RESULT "):])
@@ -196,7 +210,8 @@ def test_connect_client_sees_error_conditions(server_results, query, condition, 
 @pytest.mark.every_spark
 def test_configure_on_local_connect_builder_loads_the_extension():
     """builder.remote("local[n]") starts the Connect server in the client's process: configure()
-    gives it the jar and the extension as to a classic session."""
+    gives it the jar and the extension as to a classic session, without pyspark's warnings that
+    the client's session could not set them again (`Failed to set spark.jars ...`)."""
     missing = connect_client_missing()
     if missing:
         pytest.skip(f"Spark Connect client dependencies missing: {missing}")
@@ -208,6 +223,8 @@ def test_configure_on_local_connect_builder_loads_the_extension():
     fresh_main_jar()
     results = run_client("local[1]", ["sliding_window"])
     assert results["sliding_window"]["api"] == [list(r) for r in SPEC_SLIDING]
+    for key in ("spark.jars", "spark.sql.extensions"):
+        assert f"Failed to set {key}" not in results["stderr"], results["stderr"][-3000:]
 
 
 def test_configure_leaves_a_connect_server_builder_unchanged(monkeypatch):

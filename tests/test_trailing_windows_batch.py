@@ -202,6 +202,8 @@ def test_the_dataframe_helper_gives_the_frames_of_sql(spark):
         assert same(got, result(ours.select("*"))), "differs from Spark's Window"
     with pytest.raises(Exception, match="VALUE_NOT_ALLOWED"):
         swa.trailing_window("k", "ts", "1 month")
+    assert same(result(df.select("id", F.count("*").over(swa.trailing_window("k", "ts", "10s")).alias("n_10"))),
+                {i: {"n_10": c["n_10"]} for i, c in want.items()})
 
     # The Scala helper (org.apache.spark.sql.slidingwindow.api.functions.trailing_window).
     from pyspark.sql.window import WindowSpec
@@ -214,6 +216,28 @@ def test_the_dataframe_helper_gives_the_frames_of_sql(spark):
     with pytest.raises(Exception, match="WINDOW_INVALID_SIZE"):
         jvm.org.apache.spark.sql.slidingwindow.api.functions.trailing_window(
             jvm.org.apache.spark.api.python.PythonUtils.toSeq([F.col("k")._jc]), F.col("ts")._jc, "1 month")
+
+
+DURATION_TEXTS = ["10 seconds", "30s", "5min", "5m", "250ms", "10us", "2h", "1d", " 2H ", "1 hour 30 minutes",
+                  "INTERVAL 5 MINUTES", "interval 1 day -1 hour", "1.5 seconds", "+5 minutes", "1 week", "0s",
+                  "-5s", "10", "1.5", "", "banana", "5 s", "10 min", "30 secs", "1 month", "1 year", "1 hour 30m"]
+
+
+@pytest.mark.parametrize("text", DURATION_TEXTS)
+def test_the_dataframe_helper_reads_a_size_as_every_duration_is_read(spark, text):
+    """`trailing_window`'s size (parsed in Python) follows the rule of every duration of the
+    extension (docs/user-guide.md, "Durations"): the same microseconds as the Scala side
+    (DurationText, which reads sizes and the idle timeout), and refused where it refuses."""
+    import sliding_window_agg as swa
+    from pyspark.errors import PySparkValueError
+
+    scala = spark._jvm.org.apache.spark.sql.slidingwindow.expressions.DurationText.toMicros(text)
+    want = scala.toOption().get() if scala.isRight() and scala.toOption().get() >= 0 else None
+    try:
+        got = swa._duration.micros(text)
+    except PySparkValueError:
+        got = None
+    assert got == want
 
 
 def test_many_rows_at_one_time_spill_as_in_sparks_window(spark):

@@ -49,7 +49,10 @@ def write_files(folder):
         with open(path, "w") as f:
             f.writelines(json.dumps({"user": u, "ts": f"2024-01-01 {t}", "payload": p}) + "\n"
                          for u, t, p in rows)
-        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))  # the source reads by mtime
+        # The file source reads files in order of modification time, and files written at once
+        # may share one: distinct times keep the order of their names (which rows are late depends
+        # on it; docs/streaming.md, "Testing a stream with files").
+        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
 
 
 def streaming_query(spark, source, checkpoint, out=None):

@@ -25,6 +25,9 @@ def write_files(folder):
         path = os.path.join(folder, f"{i:03d}.json")
         with open(path, "w") as f:
             f.writelines(json.dumps({"key": k, "value": v, "ms": ms}) + "\n" for k, v, ms in records)
+        # The file source reads files in order of modification time, and files written at once
+        # may share one: distinct times keep the order of their names (which rows are late depends
+        # on it; docs/streaming.md, "Testing a stream with files").
         os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
 
 

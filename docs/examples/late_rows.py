@@ -30,7 +30,10 @@ def write_files(source):
         with open(path, "w") as f:
             f.write("user,ts,amount\n")
             f.writelines(f"{user},2024-01-01 {t},{amount}\n" for user, t, amount in rows)
-        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))    # read in this order
+        # The file source reads files in order of modification time, and files written at once
+        # may share one: distinct times keep the order of their names (which rows are late depends
+        # on it; docs/streaming.md, "Testing a stream with files").
+        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
 
 
 def run_example(spark, work, table="late_rows"):

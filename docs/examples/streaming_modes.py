@@ -35,7 +35,10 @@ def write_files(folder):
         path = os.path.join(folder, f"{i:03d}.json")
         with open(path, "w") as f:
             f.writelines(json.dumps({"user": u, "ts": ts}) + "\n" for u, ts in rows)
-        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))  # the source reads by mtime
+        # The file source reads files in order of modification time, and files written at once
+        # may share one: distinct times keep the order of their names (which rows are late depends
+        # on it; docs/streaming.md, "Testing a stream with files").
+        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
 
 
 def run(spark, source, checkpoint, mode, out=None):

@@ -40,7 +40,10 @@ def add_files(folder, files, first):
         with open(path, "w") as f:
             f.write("user,ts,amount\n")
             f.writelines(f"{user},2024-01-01 {t},{amount}\n" for user, t, amount in rows)
-        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))  # read in order of modification
+        # The file source reads files in order of modification time, and files written at once
+        # may share one: distinct times keep the order of their names (which rows are late depends
+        # on it; docs/streaming.md, "Testing a stream with files").
+        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
 
 
 def run(spark, source, sink, checkpoint):

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import re
+import warnings
 from typing import Optional
 
 from pyspark.sql import SparkSession
@@ -28,6 +30,28 @@ def _connect_server_url(builder: SparkSession.Builder) -> Optional[str]:
     if url and str(url).startswith("sc://"):
         return str(url)
     return None
+
+
+def _starts_local_connect_server(builder: SparkSession.Builder) -> bool:
+    """Whether the builder starts a Spark Connect server in this process (`remote("local[n]")`)."""
+    options = getattr(builder, "_options", {})
+    url = options.get("spark.remote", os.environ.get("SPARK_REMOTE"))
+    return bool(url) and str(url).startswith("local")
+
+
+def _ignore_connect_warnings_for(options: dict) -> None:
+    """Hides the warnings a local Connect session gives about the jar and extension configure() set.
+
+    pyspark starts the in-process server with every option of the builder, then sets the same
+    options again on the client's session; the server refuses `spark.jars` and the static
+    `spark.sql.extensions` there (`Failed to set spark.jars to Some(...)`, CANNOT_MODIFY_CONFIG),
+    though it was started with both. Only these two messages with these values are hidden.
+    """
+    for key in ("spark.jars", "spark.sql.extensions"):
+        if options.get(key):
+            warnings.filterwarnings(
+                "ignore", message=re.escape(f"Failed to set {key} to Some({options[key]}) due to "),
+                category=UserWarning)
 
 
 def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> SparkSession.Builder:
@@ -93,6 +117,9 @@ def configure(builder: SparkSession.Builder, *, check_version: bool = True) -> S
             + HOW_TO_LOAD_STARTED_DRIVER.format(jar=jar, ext=EXTENSION_CLASS)
         )
     options = getattr(builder, "_options", {})
-    return builder.config("spark.jars", _append(options.get("spark.jars"), jar)).config(
+    builder = builder.config("spark.jars", _append(options.get("spark.jars"), jar)).config(
         "spark.sql.extensions", _append(options.get("spark.sql.extensions"), EXTENSION_CLASS)
     )
+    if _starts_local_connect_server(builder):
+        _ignore_connect_warnings_for(getattr(builder, "_options", {}))
+    return builder

@@ -57,7 +57,8 @@ def sliding_window(time: ColumnOrName, size: str) -> Column:
 
     Args:
         time: a TIMESTAMP or TIMESTAMP_NTZ column, or its name.
-        size: a positive fixed-length duration, such as `"10 seconds"` or `"5 minutes"`.
+        size: a positive fixed-length duration (docs/user-guide.md, "Durations"), such as
+            `"10 seconds"`, `"5 minutes"` or `"30s"`.
 
     Returns:
         The grouping column `sliding_window`.
@@ -190,8 +191,9 @@ def trailing_window(
         partition_by: one column or column name, or an iterable of them (`[]` for none).
         time: a TIMESTAMP column, or its name (a TIMESTAMP_NTZ too from Spark 4.0, in batch;
             on Spark 3.5, write a TIMESTAMP_NTZ frame in SQL).
-        size: a fixed-length duration: `"10 minutes"`, `"1 hour 30 minutes"`,
-            `"500 milliseconds"` or a `datetime.timedelta` (a day is 24 hours).
+        size: a fixed-length duration, as every duration of the extension is written
+            (docs/user-guide.md, "Durations"): `"10 minutes"`, `"1 hour 30 minutes"`, `"30s"`,
+            `"5min"`, `"500ms"`, or a `datetime.timedelta` (a day is 24 hours).
 
     Returns:
         A WindowSpec, such as `F.count("*").over(trailing_window("card", "ts", "10 minutes"))`.

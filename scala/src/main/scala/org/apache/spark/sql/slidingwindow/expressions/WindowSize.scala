@@ -4,12 +4,14 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.util.DateTimeConstants.{MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MILLIS, MICROS_PER_MINUTE, MICROS_PER_SECOND}
-import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.types.{CalendarIntervalType, DayTimeIntervalType, StringType, YearMonthIntervalType}
-import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
+import org.apache.spark.unsafe.types.CalendarInterval
 
-/** Window sizes: parsing the `size` argument into microseconds, and printing it back. */
+/**
+ * Window sizes: parsing the `size` argument into microseconds (a string by [[DurationText]]'s
+ * rule, or an interval), and printing it back.
+ */
 object WindowSize {
 
   /** The size in microseconds, or an AnalysisException naming the argument and the problem. */
@@ -25,40 +27,22 @@ object WindowSize {
     size.dataType match {
       case _: StringType =>
         val text = value.toString
-        val interval =
-          try IntervalUtils.stringToInterval(UTF8String.fromString(text))
-          catch {
-            case NonFatal(_) =>
-              WindowErrors.invalidSize(function, s"'$text'", "it is not a duration")
-          }
-        fromCalendarInterval(function, s"'$text'", interval)
+        checked(function, s"'$text'", DurationText.toMicros(text))
       case CalendarIntervalType =>
         val interval = value.asInstanceOf[CalendarInterval]
-        fromCalendarInterval(function, interval.toString, interval)
+        checked(function, interval.toString, DurationText.toMicros(interval))
       case _: DayTimeIntervalType =>
         positive(function, size.sql, value.asInstanceOf[Long])
       case _: YearMonthIntervalType =>
-        WindowErrors.invalidSize(function, size.sql,
-          "months and years have no fixed length; use days, hours, minutes or seconds")
+        WindowErrors.invalidSize(function, size.sql, DurationText.notFixedLength)
       case other =>
         WindowErrors.invalidSize(function, s"${size.sql} of type ${other.sql}",
           "it must be a string such as '10 seconds' or an interval")
     }
   }
 
-  private def fromCalendarInterval(function: String, shown: String, i: CalendarInterval): Long = {
-    if (i.months != 0) {
-      WindowErrors.invalidSize(function, shown,
-        "months and years have no fixed length; use days, hours, minutes or seconds")
-    }
-    val micros =
-      try Math.addExact(Math.multiplyExact(i.days.toLong, MICROS_PER_DAY), i.microseconds)
-      catch {
-        case _: ArithmeticException =>
-          WindowErrors.invalidSize(function, shown, "it is too large")
-      }
-    positive(function, shown, micros)
-  }
+  private def checked(function: String, shown: String, micros: Either[String, Long]): Long =
+    micros.fold(reason => WindowErrors.invalidSize(function, shown, reason), positive(function, shown, _))
 
   private def positive(function: String, shown: String, micros: Long): Long = {
     if (micros == 0) WindowErrors.invalidSize(function, shown, "the size is zero")

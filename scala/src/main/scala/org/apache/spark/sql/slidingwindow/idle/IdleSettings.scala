@@ -1,8 +1,8 @@
 package org.apache.spark.sql.slidingwindow.idle
 
-import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
+import org.apache.spark.sql.slidingwindow.expressions.DurationText
 
 /**
  * How a streaming query's windows close when its input goes quiet (docs/streaming.md, "When the
@@ -58,28 +58,14 @@ object IdleSettings {
   }
 
   /**
-   * A positive duration with a unit, in milliseconds: as Spark's time settings write it (`30s`,
-   * `5min`, `2h`, `250ms`) or as an interval (`30 seconds`, `INTERVAL 5 MINUTES`), of at least a
-   * millisecond and without months. A bare number is refused, as a window's size is: Spark's
-   * time settings would read `5` as 5 ms, which no one means by an idle timeout. Zero is refused
+   * A positive duration in milliseconds, by the rule of every duration ([[DurationText]]: `30s`,
+   * `5min`, `30 seconds`, `INTERVAL 5 MINUTES`; a bare number is refused), of at least a
+   * millisecond. Zero is refused
    * too (the watermark would move with the clock at every trigger that brings no rows, so any
    * pause of the input would make its rows late): to turn the timeout off, unset it.
    */
   private def parse(value: String): Long = {
-    val text = value.trim
-    val ms =
-      if (text.isEmpty || text.matches("[+-]?[0-9.]+")) -1L
-      else try JavaUtils.timeStringAsMs(text) catch {
-        case _: NumberFormatException =>
-          try {
-            val interval = org.apache.spark.sql.catalyst.util.IntervalUtils.stringToInterval(
-              org.apache.spark.unsafe.types.UTF8String.fromString(text.replaceFirst("(?i)^interval\\s+", "")))
-            if (interval.months != 0) -1L
-            else Math.addExact(Math.multiplyExact(interval.days.toLong, 86400000L), interval.microseconds / 1000L)
-          } catch {
-            case _: Exception => -1L
-          }
-      }
+    val ms = DurationText.toMicros(value).fold(_ => -1L, _ / 1000L)
     if (ms <= 0) WindowErrors.invalidSetting(timeoutKey, value, timeoutExpected)
     ms
   }

@@ -35,6 +35,31 @@ class WindowSizeSuite {
     assertEquals(86400L * 1000000 - 3600L * 1000000, micros(Literal("1 day -1 hour")))
   }
 
+  /** A size takes Spark's time-setting strings as well (DurationText): the same durations. */
+  @Test def timeSettingSizes(): Unit = {
+    assertEquals(micros(Literal("30 seconds")), micros(Literal("30s")))
+    assertEquals(micros(Literal("5 minutes")), micros(Literal("5min")))
+    assertEquals(micros(Literal("5 minutes")), micros(Literal("5m")))
+    assertEquals(micros(Literal("250 milliseconds")), micros(Literal("250ms")))
+    assertEquals(micros(Literal("10 microseconds")), micros(Literal("10us")))
+    assertEquals(micros(Literal("2 hours")), micros(Literal("2H")))
+    assertEquals(micros(Literal("1 day")), micros(Literal(" 1d ")))
+    assertEquals(micros(Literal("1 day")), micros(Literal("INTERVAL 1 DAY")))
+    rejected(Literal("0s"), "zero")
+    rejected(Literal("-5s"), "negative")
+    rejected(Literal("5 s"), "not a duration")
+    rejected(Literal("5x"), "not a duration")
+    rejected(Literal("99999999999999999999d"), "not a duration")
+    rejected(Literal("10000000000d"), "too large")
+  }
+
+  /** A bare number has no unit in either form's sense (a time setting reads 5 as 5 ms). */
+  @Test def bareNumbersHaveNoUnit(): Unit = {
+    rejected(Literal("10"), "no unit")
+    rejected(Literal("1.5"), "no unit")
+    rejected(Literal(""), "not a duration")
+  }
+
   @Test def dayTimeIntervalLiteral(): Unit = {
     assertEquals(10000000L, micros(Literal(Duration.ofSeconds(10))))
     assertEquals(2L * 86400 * 1000000 + 1, micros(Literal(Duration.ofDays(2).plusNanos(1000))))

@@ -90,13 +90,16 @@ class IdleClockSuite {
     assertEquals(Some(600000L), timeout(" 10 minutes "))
     assertEquals(Some(7200000L), timeout("INTERVAL 2 HOURS"))
     assertEquals(Some(1L), timeout("1 millisecond"))
+    // Durations by the rule of every duration (DurationText), as a window's size reads them.
+    assertEquals(Some(300000L), timeout("5m"))
+    assertEquals(Some(5400000L), timeout("1 hour 30 minutes"))
     assertTrue(read(IdleSettings.closeAtEndOfInputKey, " TRUE ").closeAtEndOfInput)
     assertFalse(read(IdleSettings.closeAtEndOfInputKey, "false").closeAtEndOfInput)
     assertEquals(IdleSettings.off, IdleSettings(new SQLConf))
     // One rule for both: a value that is set is checked; unset is off. A bare number (which
     // Spark's time settings read as milliseconds), zero, a negative, sub-millisecond or empty
     // duration is refused, as an empty or other closeAtEndOfInput is.
-    val bad = Seq("soon", "5", "0", "0s", "0 seconds", "-5s", "-5 seconds", "500 microseconds", "1 month",
+    val bad = Seq("soon", "5", "0", "0s", "0 seconds", "-5s", "-5 seconds", "500 microseconds", "500us", "5 s", "1 month",
       "", "  ").map(IdleSettings.timeoutKey -> _) ++
       Seq("", "yes", "1").map(IdleSettings.closeAtEndOfInputKey -> _)
     for ((key, value) <- bad) {

@@ -70,6 +70,7 @@ private[slidingwindow] final class RecordCache private (maxBytes: Long) {
 }
 
 private[slidingwindow] object RecordCache {
+  /** Internal, for tuning (docs/development.md, "Internal settings"): the cache's bytes per executor. */
   val maxBytesKey = "spark.sql.slidingWindow.state.recordCache.maxBytes"
 
   /** Without [[maxBytesKey]]: a tenth of the executor's heap. */
