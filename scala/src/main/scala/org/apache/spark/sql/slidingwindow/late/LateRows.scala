@@ -53,7 +53,11 @@ object LateRows {
     private val behindWatermark = UTF8String.fromString(LateRowsColumns.behindWatermark)
     private val closedWhileIdle = UTF8String.fromString(LateRowsColumns.closedWhileIdle)
     private val project = UnsafeProjection.create(
-      output.columns.zipWithIndex.map { case (i, c) => stored(BoundReference(i, input(i), nullable = true), output.schema(c).dataType) } ++
+      // Each read as its column's type (the time of trailing windows: `_w0`'s microseconds as the
+      // TIMESTAMP they are), then as the table holds it.
+      output.columns.zipWithIndex.map { case (w, c) =>
+        stored(BoundReference(w.ordinal, w.field.dataType, nullable = true), output.schema(c).dataType)
+      } ++
         metadata.indices.map(i => BoundReference(input.size + i, metadata(i), nullable = false)))
     private val joined = new JoinedRow
 

@@ -19,7 +19,7 @@ import org.apache.spark.util.SerializableConfiguration
  * What the tasks of one micro-batch of an operator need to write its late rows
  * ([[LateRowsFile]]), prepared on the driver when the micro-batch runs ([[prepare]]).
  *
- * @param columns  the input columns written, as ordinals of the operator's input
+ * @param columns  the input columns written ([[LateRowsColumns.written]])
  * @param writer   the Parquet writer of the table's schema, the same for every micro-batch of a run
  * @param timeZone the session time zone, of the casts of columns the table holds as text
  */
@@ -27,7 +27,7 @@ final case class LateRowsOutput(
     target: LateRowsTarget,
     batchId: Long,
     schema: StructType,
-    columns: Seq[Int],
+    columns: Seq[LateRowsColumns.Written],
     writer: LateRowsOutput.Writer,
     timeZone: String)
 
@@ -79,7 +79,7 @@ object LateRowsOutput {
     log.publish(firstBatch, batchId - 1, _ => true)
     log.clear(batchId)
     val schema = LateRowsColumns.schema(target.table, target.operator, written)
-    LateRowsOutput(target, batchId, schema, written.map(_.ordinal), writer(session, runId, target, schema),
+    LateRowsOutput(target, batchId, schema, written, writer(session, runId, target, schema),
       session.sessionState.conf.sessionLocalTimeZone)
   }
 }
