@@ -62,7 +62,17 @@ class WindowErrorsSuite {
       "(x INT)", "sliding_window", "(k STRING, late_batch_id BIGINT)")),
     "lateRowsTableUnsuitable" -> (() => WindowErrors.lateRowsTableUnsuitable("spark_catalog.default.late_rows", "is a view")),
     "lateRowsSettingChanged" ->
-      (() => WindowErrors.lateRowsSettingChanged("spark_catalog.default.late_rows", "spark_catalog.default.other")))
+      (() => WindowErrors.lateRowsSettingChanged("spark_catalog.default.late_rows", "spark_catalog.default.other")),
+    "lateRowsUnsupportedType" -> (() => WindowErrors.lateRowsUnsupportedType("spark_catalog.default.late_rows",
+      "sliding_window", "`g`", "GEOMETRY(4326)", "GEOMETRY(4326)")),
+    "lateRowsDatabaseNotFound" -> (() => WindowErrors.lateRowsDatabaseNotFound("nodb.t", "nodb")),
+    "lateRowsGlobalTempDatabase" -> (() => WindowErrors.lateRowsGlobalTempDatabase("global_temp.g", "global_temp")),
+    "lateRowsTemporaryView" ->
+      (() => WindowErrors.lateRowsTemporaryView("late_rows", "late_rows", "spark_catalog.default.late_rows")),
+    "streamingTrailingPythonAggregate" -> (() => WindowErrors.streamingTrailingPythonAggregate(
+      "pmean(v) OVER (10 minutes) AS `m`", "pmean(v)")),
+    "groupedMap" -> (() => WindowErrors.groupedMap("sliding_window")),
+    "trailingTimeColumn" -> (() => WindowErrors.trailingTimeColumn("`ts`", "STRING")))
 
   /** The exception of a factory, thrown (analysis errors) or returned (run-time errors). */
   private def raised(factory: () => Throwable): SparkThrowable = {
