@@ -83,6 +83,12 @@ final case class IdleClock(
 object IdleClock {
   private implicit val formats: Formats = DefaultFormats
 
+  /**
+   * Where an operator's state folder logs each micro-batch's clock, one file per batch id
+   * (docs/state-format.md, "The idle clock").
+   */
+  val logFolder = "_sliding_window_agg/idle"
+
   def fromJson(json: String): IdleClock = {
     val v = parse(json)
     IdleClock((v \ "batchTimestampMs").extract[Long], (v \ "hadInput").extract[Boolean],

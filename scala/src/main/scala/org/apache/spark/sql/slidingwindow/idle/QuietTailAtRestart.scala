@@ -76,7 +76,7 @@ object QuietTailAtRestart extends Logging {
       val state = new Path(checkpoint, "state")
       val fs = state.getFileSystem(session.sessionState.newHadoopConf())
       fs.exists(state) && fs.listStatus(state).exists { operator =>
-        operator.isDirectory && fs.exists(new Path(operator.getPath, s"_sliding_window_agg/idle/$batch"))
+        operator.isDirectory && fs.exists(new Path(new Path(operator.getPath, IdleClock.logFolder), batch.toString))
       }
     }
 

@@ -26,7 +26,7 @@ object IdleClockLog extends Logging {
   private val runs = new ConcurrentHashMap[(java.util.UUID, Long), java.lang.Boolean]()
 
   private def dir(execution: IncrementalExecution, operatorId: Long): Path =
-    new Path(new Path(execution.checkpointLocation, operatorId.toString), "_sliding_window_agg/idle")
+    new Path(new Path(execution.checkpointLocation, operatorId.toString), IdleClock.logFolder)
 
   /**
    * The clock of the micro-batch `execution` plans: the one logged for it, or `next(clock of the
