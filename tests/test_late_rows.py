@@ -29,7 +29,7 @@ from streaming_harness import (CASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, MS, SEC, TI
                                run_query, session_conf, sliding_query, write_files)
 
 LATE_CONF = "spark.sql.slidingWindow.lateRows.table"
-INPUT = ["case", "k", "v", "id", "ts"]  # what the harness's sliding query reads
+WATERMARKED = ["case", "k", "t", "v", "id", "ts"]  # the harness's stream, as its withWatermark returns it
 METADATA = ["late_batch_id", "late_watermark", "late_operator", "late_operator_id", "late_reason"]
 
 
@@ -91,7 +91,7 @@ def test_sliding_window_late_rows_are_the_references(spark, tmp_path, database, 
     sh.CHECKS[mode](stream, [run])
     rows = table_rows(spark, table)
     assert len(rows) > 3, "the stream has late rows"
-    assert spark.read.table(table).columns == INPUT + METADATA
+    assert spark.read.table(table).columns == WATERMARKED + METADATA
     check_late_rows(stream, [run], rows, "sliding_window", sh.OPERATOR)
     assert {r.late_operator_id for r in rows} == {1000}
 
@@ -109,7 +109,7 @@ def test_trailing_windows_emitted_and_late_rows_account_for_every_row(spark, tmp
     th.check(stream, [run])
     rows = table_rows(spark, table)
     check_late_rows(stream, [run], rows, "trailing_window", th.OPERATOR)
-    # The columns the query reads; not the ORDER BY column Spark computes (_w0).
+    # Every column of the stream its withWatermark returned; not the ORDER BY column Spark computes (_w0).
     assert spark.read.table(table).columns == ["case", "k", "t", "v", "id", "ts"] + METADATA, (
         spark.read.table(table).columns)
     emitted = [r.id for _, r in run.rows]
@@ -181,6 +181,72 @@ def run_until_error(spark, tmp_path, build=sliding_query("3 seconds"), name="in"
     return str(failure)
 
 
+def whole_row_query(function: str):
+    """A query that reads less of the stream than its late rows hold: `v` redefined after the
+    watermark, a column added after it, and only a count (Spark prunes `case`, `t` and `id`)."""
+    def build(stream):
+        s = stream.withWatermark("ts", DELAY_TEXT).withColumn("v", F.col("v") * 1000).withColumn("extra", F.lit(1))
+        if function == "sliding":
+            return s.groupBy("k", swa.sliding_window("ts", "3 seconds")).agg(F.count("*").alias("n"), F.max("extra"))
+        return s.select("k", "ts", F.count("*").over(swa.trailing_window("k", "ts", "3 seconds")).alias("n"))
+    return build
+
+
+@pytest.mark.every_spark
+@pytest.mark.parametrize("function,mode", [("sliding", "append"), ("sliding", "update"), ("trailing", "append")])
+def test_the_whole_row_is_written_and_the_shuffle_carries_only_the_operators_columns(
+        spark, tmp_path, database, function, mode):
+    """A late row is in the table as `withWatermark` returned it: every column, with its values
+    then (the `v` of the stream, not the query's `v * 1000`), not a column added after it; below
+    the operator's shuffle a split takes the late rows out, and the shuffle carries only what the
+    operator reads."""
+    if function == "sliding":
+        stream, name = generate_stream(39, 3 * SEC, cases=2), sh.OPERATOR
+    else:
+        stream, name = th.generate(39, cases=2), th.OPERATOR
+    write_files(str(tmp_path / "in"), stream.files)
+    table = f"{database}.late_rows"
+    with session_conf(spark, LATE_CONF, table):
+        query = (whole_row_query(function)(read_stream(spark, str(tmp_path / "in"))).writeStream.outputMode(mode)
+                 .format("memory").queryName(f"w_{database}").option("checkpointLocation", str(tmp_path / "chk"))
+                 .trigger(availableNow=True).start())
+        assert query.awaitTermination(sh.QUERY_TIMEOUT)
+    runs = [sh.Run([], [sh.progress_dict(p) for p in query.recentProgress])]
+    assert spark.read.table(table).columns == WATERMARKED + METADATA
+    rows = table_rows(spark, table)
+    check_late_rows(stream, runs, rows, f"{function}_window", name)
+    plan = explain_text(query)
+    lines = plan.splitlines()
+    split = next(i for i, line in enumerate(lines) if "LateRowsSplit(" in line)
+    assert any("Exchange" in line for line in lines[:split]), plan
+    assert "written=[case, k, t, v, id, ts]" in lines[split], lines[split]
+    shuffled = lines[split].split("output=")[1]
+    assert "id#" not in shuffled and "case#" not in shuffled and "t#" not in shuffled, lines[split]
+
+
+def test_through_a_join_the_operator_writes_its_own_input_columns(spark, tmp_path, database):
+    """Where the columns of `withWatermark` cannot reach the operator as one row (a join with a
+    table between them), the operator drops its late rows itself and the table holds its input
+    columns."""
+    stream = generate_stream(40, 3 * SEC, cases=2)
+    write_files(str(tmp_path / "in"), stream.files)
+    table = f"{database}.late_rows"
+    keys = sorted({e[KEY] for f in stream.files for e in f})
+    labels = spark.createDataFrame([(k, k.upper()) for k in keys], "k STRING, label STRING")
+
+    def build(s):
+        joined = s.withWatermark("ts", DELAY_TEXT).join(labels, "k")
+        return joined.groupBy("label", swa.sliding_window("ts", "3 seconds")).agg(F.sum("v").alias("total"))
+
+    with session_conf(spark, LATE_CONF, table):
+        run = run_query(spark, str(tmp_path / "in"), str(tmp_path / "chk"), build, "append")
+    assert sorted(spark.read.table(table).columns[:-5]) == ["label", "ts", "v"]
+    late = stream.late(batch_plan(stream, [run]))
+    events = {e[ID]: e for f in stream.files for e in f}
+    expected = sorted((events[i][KEY].upper(), events[i][TIME], events[i][VALUE]) for i in late)
+    assert sorted((r.label, micros(r.ts), r.v) for r in table_rows(spark, table)) == expected and late
+
+
 def test_a_name_that_is_no_table_name_is_refused(spark, tmp_path):
     with session_conf(spark, LATE_CONF, "not a name"):
         message = run_until_error(spark, tmp_path)
@@ -194,7 +260,7 @@ def test_an_unsuitable_table_is_refused_before_any_row(spark, tmp_path, database
     if case == "schema":
         spark.sql(f"CREATE TABLE {table} (k STRING, late_batch_id BIGINT) USING parquet")
         expected = ["[WINDOW_LATE_ROWS_TABLE.SCHEMA_MISMATCH]", "(k STRING, late_batch_id BIGINT)",
-                    "(case INT, k STRING, v BIGINT, id BIGINT, ts TIMESTAMP, late_batch_id BIGINT"]
+                    "(case INT, k STRING, t BIGINT, v BIGINT, id BIGINT, ts TIMESTAMP, late_batch_id BIGINT"]
     elif case == "view":
         spark.sql(f"CREATE VIEW {table} AS SELECT 1 AS x")
         expected = ["[WINDOW_LATE_ROWS_TABLE.UNSUITABLE]", "it is a view"]
@@ -205,17 +271,18 @@ def test_an_unsuitable_table_is_refused_before_any_row(spark, tmp_path, database
         spark.sql(f"CREATE TABLE {table} (x INT, p INT) USING parquet PARTITIONED BY (p)")
         expected = ["[WINDOW_LATE_ROWS_TABLE.UNSUITABLE]", "it is partitioned by p"]
     elif case == "files":
-        spark.sql(f"CREATE TABLE {table} (`case` INT, k STRING, v BIGINT, id BIGINT, ts TIMESTAMP, "
+        spark.sql(f"CREATE TABLE {table} (`case` INT, k STRING, t BIGINT, v BIGINT, id BIGINT, ts TIMESTAMP, "
                   "late_batch_id BIGINT, late_watermark TIMESTAMP, late_operator STRING, "
                   "late_operator_id BIGINT, late_reason STRING) USING parquet")
-        spark.sql(f"INSERT INTO {table} VALUES (1, 'a', 1, 1, current_timestamp(), 0, current_timestamp(), "
+        spark.sql(f"INSERT INTO {table} VALUES (1, 'a', 1, 1, 1, current_timestamp(), 0, current_timestamp(), "
                   "'x', 1000, 'watermark')")
         expected = ["[WINDOW_LATE_ROWS_TABLE.UNSUITABLE]", "holds files no query wrote as its late rows"]
     else:
-        def build(s):  # a grouping key named as a column of the table's own
-            return (s.withWatermark("ts", DELAY_TEXT).withColumn("late_reason", F.lit("x"))
-                    .groupBy("late_reason", swa.sliding_window("ts", "3 seconds")).count())
-        expected = ["[WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH]", "`late_reason` is named twice"]
+        def build(s):  # a column of the stream named as a column of the table's own
+            return (s.withColumn("late_reason", F.lit("x")).withWatermark("ts", DELAY_TEXT)
+                    .groupBy("k", swa.sliding_window("ts", "3 seconds")).count())
+        expected = ["[WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH]", "`late_reason` is named twice",
+                    "Rename those columns (with an alias) before withWatermark."]
     with session_conf(spark, LATE_CONF, table):
         message = run_until_error(spark, tmp_path, build)
     for text in expected:
@@ -261,7 +328,7 @@ def test_a_table_of_another_query_or_an_unwritable_one_is_refused(spark, tmp_pat
     # A location under a file.
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
-    spark.sql(f"CREATE TABLE {database}.blocked (`case` INT, k STRING, v BIGINT, id BIGINT, ts TIMESTAMP, "
+    spark.sql(f"CREATE TABLE {database}.blocked (`case` INT, k STRING, t BIGINT, v BIGINT, id BIGINT, ts TIMESTAMP, "
               "late_batch_id BIGINT, late_watermark TIMESTAMP, late_operator STRING, late_operator_id BIGINT, "
               f"late_reason STRING) USING parquet LOCATION '{blocked}/t'")
     with session_conf(spark, LATE_CONF, f"{database}.blocked"):

@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, NamedArgumentExpression}
 import org.apache.spark.sql.slidingwindow.shims.ClassicSession.{SparkSession => ClassicSession}
-import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggregates, CheckStreamingWatermarks, CheckTrailingTimeColumn, CheckWindowedAggregates, PlanStreamingTrailingWindows, PlanWindowedAggregates, ResolveWindowedAggregates}
+import org.apache.spark.sql.slidingwindow.analysis.{CheckResolvedWindowedAggregates, CheckStreamingWatermarks, CheckTrailingTimeColumn, CheckWindowedAggregates, PlanLateRowsSplit, PlanStreamingTrailingWindows, PlanWindowedAggregates, ResolveWindowedAggregates}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
 import org.apache.spark.sql.slidingwindow.expressions.{BatchWindow, SlidingWindow}
 import org.apache.spark.sql.slidingwindow.idle.QuietTailAtRestart
@@ -39,6 +39,7 @@ class SlidingWindowExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectCheckRule(_ => CheckWindowedAggregates)
     extensions.injectCheckRule(s => plan => QuietTailAtRestart.register(s.asInstanceOf[ClassicSession], plan))
     extensions.injectPlanNormalizationRule(_ => PlanWindowedAggregates)
+    extensions.injectPlanNormalizationRule(s => PlanLateRowsSplit(s.asInstanceOf[ClassicSession]))
     extensions.injectOptimizerRule(_ => PruneWindowedAggregateInput)
     extensions.injectPlannerStrategy(s => WindowedAggregateStrategy(s.asInstanceOf[ClassicSession]))
     extensions.injectPlannerStrategy(s => TrailingWindowStrategy(s.asInstanceOf[ClassicSession]))

@@ -148,9 +148,10 @@ object WindowErrors {
     fail("WINDOW_INVALID_SETTING", "key" -> key, "value" -> value, "expected" -> expected)
 
   /** The query's late-rows table cannot take its late rows (docs/streaming.md, "Late rows as data"). */
-  def lateRowsColumnClash(table: String, operator: String, columns: Seq[String], clash: String): Nothing =
+  /** `where`: where to rename them, before `withWatermark` or before the window. */
+  def lateRowsColumnClash(table: String, operator: String, columns: Seq[String], clash: String, where: String): Nothing =
     fail("WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH", "table" -> table, "operator" -> operator,
-      "columns" -> columns.mkString("(", ", ", ")"), "clash" -> clash)
+      "columns" -> columns.mkString("(", ", ", ")"), "clash" -> clash, "where" -> where)
 
   def lateRowsUnsupportedType(table: String, operator: String, column: String, dataType: String, part: String): Nothing =
     fail("WINDOW_LATE_ROWS_TABLE.UNSUPPORTED_TYPE", "table" -> table, "operator" -> operator,

@@ -57,18 +57,29 @@ object LateRowsColumns {
   }
 
   /**
+   * The columns written where a split takes the late rows out before the operator's shuffle
+   * ([[org.apache.spark.sql.slidingwindow.logical.LateRowsSplit]]): every column of the query's
+   * `withWatermark` (`whole`), at its ordinal in the split's `input`.
+   */
+  def whole(input: Seq[Attribute], whole: Seq[Attribute]): Seq[Written] = whole.map { a =>
+    Written(input.indexWhere(_.exprId == a.exprId), StructField(a.name, a.dataType, nullable = true))
+  }
+
+  /**
    * The table's schema for the `written` columns: theirs, nullable (a Parquet table's columns
    * are), each of the type the table holds it as ([[LateRowsTypes]]), then [[metadata]]. Two
    * columns of one name (case-insensitive, as the catalog compares them), and a column of a type
-   * the table cannot hold, are refused, naming the fix.
+   * the table cannot hold, are refused, naming the fix: `whole` where the columns are those of the
+   * query's `withWatermark` ([[whole]]), else the operator's input.
    */
-  def schema(table: String, operator: String, written: Seq[Written]): StructType = {
+  def schema(table: String, operator: String, written: Seq[Written], whole: Boolean = false): StructType = {
     val names = written.map(_.field.name)
     val clashes = (names ++ metadata.fieldNames).groupBy(_.toLowerCase(Locale.ROOT))
       .filter(_._2.size > 1).keys.toSeq.sorted
     if (clashes.nonEmpty) {
       WindowErrors.lateRowsColumnClash(table, operator, names,
-        clashes.map(c => s"`$c`").mkString(", ") + (if (clashes.size > 1) " are each" else " is") + " named twice")
+        clashes.map(c => s"`$c`").mkString(", ") + (if (clashes.size > 1) " are each" else " is") + " named twice",
+        if (whole) "before withWatermark" else "before the window")
     }
     StructType(written.map(w => stored(table, operator, w.field)) ++ metadata.fields)
   }

@@ -32,7 +32,7 @@ final class LateRowsFile(output: LateRowsOutput, partition: Int, attempt: Int) {
   private def open(): Unit = {
     val context = new TaskAttemptContextImpl(conf, new TaskAttemptID(
       new TaskID(output.writer.jobTrackerId, output.target.operatorId.toInt, TaskType.MAP, partition), attempt))
-    name = f"late-${output.batchId}%05d-${output.target.operatorId}%d-$partition%05d" +
+    name = LateRowsLog.dataFilePrefix(output.batchId) + f"${output.target.operatorId}%d-$partition%05d" +
       output.writer.factory.getFileExtension(context)
     // Named by the task attempt's id, unique in the application (its number restarts with each stage attempt).
     temporary = new Path(LateRowsLog.stagingOf(location, output.batchId),
@@ -44,8 +44,8 @@ final class LateRowsFile(output: LateRowsOutput, partition: Int, attempt: Int) {
 
   /**
    * Completes the file, if rows were written: renamed to its name at the top of the table, unless
-   * an attempt before left it there, with the same rows (perhaps in another order: a file that
-   * may be published already is never replaced), and marked for its micro-batch.
+   * an attempt before in this run left it there, with the same rows (perhaps in another order: a
+   * file that may be published already is never replaced), and marked for its micro-batch.
    */
   def commit(): Unit = if (writer != null) {
     writer.close()

@@ -23,8 +23,8 @@ import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{FileS
  *    removes `_late_rows/N/`: the publication. Readers (`spark.read.table`, `parquet(path)`,
  *    `readStream`) see only the files of that log, as they do for a file sink's table;
  *  - a micro-batch that runs again (after a restart) first removes what an earlier attempt left
- *    in `_late_rows/N/`; a file it leaves at the top of the table is in no entry, so no reader
- *    sees it, and the new attempt writes its own over it;
+ *    in `_late_rows/N/`, and its data files at the top of the table (in no entry, so no reader
+ *    saw them): the new attempt writes its own;
  *  - micro-batches are published in order, each once (an entry that exists is not written again):
  *    once the query has committed one, when Spark asks the operator for its progress
  *    ([[LateRowsOperator]]), and at the start of each micro-batch (every earlier one has
@@ -74,9 +74,22 @@ final class LateRowsLog private (session: SparkSession, val location: Path, val 
     fs.delete(dir, true)
   }
 
-  /** Removes what an earlier attempt of micro-batch `batch` left: it has not committed. */
+  // Until the run's first micro-batch has removed the data files a killed run left.
+  private var restarted = true
+
+  /**
+   * Removes what an earlier attempt of micro-batch `batch` left: it has not committed. In the
+   * run's first micro-batch (the only one an earlier run can have attempted), its data files too:
+   * a partition of a micro-batch run again may hold other rows than in the killed attempt (its
+   * input split another way), so none is kept.
+   */
   def clear(batch: Long): Unit = synchronized {
     fs.delete(LateRowsLog.stagingOf(location, batch), true)
+    if (restarted) {
+      val prefix = LateRowsLog.dataFilePrefix(batch)
+      fs.listStatus(location).filter(_.getPath.getName.startsWith(prefix)).foreach(f => fs.delete(f.getPath, false))
+      restarted = false
+    }
   }
 }
 
@@ -85,6 +98,9 @@ object LateRowsLog {
   val metadataDir = "_spark_metadata"
   /** The markers of the files of micro-batches not yet published, and the table's writer. */
   val stagingDir = "_late_rows"
+
+  /** The start of the name of every data file of micro-batch `batch` ([[LateRowsFile]]). */
+  def dataFilePrefix(batch: Long): String = f"late-$batch%05d-"
 
   def stagingOf(location: Path, batch: Long): Path = new Path(new Path(location, stagingDir), batch.toString)
 

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
-import org.apache.spark.sql.slidingwindow.execution.{StreamingTrailingWindowExec, StreamingWindowedAggregateExec}
+import org.apache.spark.sql.slidingwindow.execution.{LateRowsSplitExec, StreamingTrailingWindowExec, StreamingWindowedAggregateExec}
 import org.apache.spark.sql.slidingwindow.idle.{IdleClock, IdleSettings}
 import org.apache.spark.sql.slidingwindow.shims.RelocatedStreamingClasses.{IncrementalExecution, StatefulOperatorStateInfo}
 
@@ -29,7 +29,8 @@ case class StreamingWatermarks(session: SparkSession) extends ColumnarRule {
           op.copy(
             eventTimeWatermarkForLateEvents = Some(clock.map(_.lateMs).getOrElse(late)),
             eventTimeWatermarkForEviction = Some(clock.map(_.evictionMs).getOrElse(eviction)),
-            idleClock = clock)
+            idleClock = clock,
+            child = withLateRows(op.child, op.stateInfo.get, clock, late))
         }
       case op: StreamingTrailingWindowExec if needsWatermarks(op.stateInfo, op.eventTimeWatermarkForEviction, op.time) =>
         withPropagated(op, op.stateInfo.get) { (execution, late, eviction) =>
@@ -38,7 +39,8 @@ case class StreamingWatermarks(session: SparkSession) extends ColumnarRule {
           op.copy(
             eventTimeWatermarkForLateEvents = Some(clock.map(_.lateMs).getOrElse(late)),
             eventTimeWatermarkForEviction = Some(clock.map(_.evictionMs).getOrElse(eviction)),
-            idleClock = clock)
+            idleClock = clock,
+            child = withLateRows(op.child, op.stateInfo.get, clock, late))
         }
     }
   }
@@ -59,6 +61,17 @@ case class StreamingWatermarks(session: SparkSession) extends ColumnarRule {
         late, eviction, endOfInput = !hadInput && idle.availableNow,
         closeAllMs = eviction + delayMs + pastLatestMs + 1)
     }
+
+  /**
+   * `child` with the split that takes operator `info`'s late rows out before its shuffle, if it
+   * has one, given the operator's watermark for late rows and Spark's.
+   */
+  private def withLateRows(child: SparkPlan, info: StatefulOperatorStateInfo, clock: Option[IdleClock],
+      late: Long): SparkPlan = {
+    val lateMs = clock.map(_.lateMs).getOrElse(late)
+    LateRowsSplitExec.withWatermarks(child, info.operatorId,
+      LateRowsSplitExec.Watermarks(lateMs * 1000, clock.map(_.sparkLateMs).getOrElse(lateMs) * 1000))
+  }
 
   private def needsWatermarks(stateInfo: Option[_], eviction: Option[Long], time: Attribute): Boolean =
     stateInfo.isDefined && eviction.isEmpty && time.metadata.contains(EventTimeWatermark.delayKey)

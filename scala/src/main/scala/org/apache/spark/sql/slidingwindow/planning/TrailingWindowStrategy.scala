@@ -67,12 +67,13 @@ case class TrailingWindowStrategy(session: SparkSession) extends SparkStrategy {
     }).getOrElse((TrailingStateLayout.current, StateArrangement(timeIndex = false, orderedRows = false)))
     val recordedRows = for (ie <- execution; id <- operatorId; rows <- OperatorRecordCheck.recordedRows(ie, id))
       yield rows
-    TrailingRowsPlan(w, recordedRows, planLater(w.child)) { (columns, partitionSpec, orderSpec, time, child) =>
+    val input = LateRowsPlan.input(session, execution, LateRowsColumns.trailing, stateInfo, w.child, planLater)
+    TrailingRowsPlan(w, recordedRows, input.plan) { (columns, partitionSpec, orderSpec, time, child) =>
       StreamingTrailingWindowExec(columns.map(_.toAlias(partitionSpec, orderSpec)), partitionSpec, orderSpec, time,
         w.timeName, version, arrangement, stateInfo, outputMode, None, None,
         IdleSettings(session.sessionState.conf).copy(availableNow = MicroBatchInput.availableNow(session)), None,
-        LateRowsPlan.target(session, execution, LateRowsColumns.trailing, operatorId,
-          LateRowsColumns.written(child.output, Some(orderSpec.head.child -> w.timeName))), child)
+        input.splitTarget.orElse(LateRowsPlan.target(session, execution, LateRowsColumns.trailing, operatorId,
+          LateRowsColumns.written(child.output, Some(orderSpec.head.child -> w.timeName)))), child)
     }
   }
 }

@@ -61,12 +61,13 @@ case class WindowedAggregateStrategy(session: SparkSession) extends SparkStrateg
         OperatorRecordCheck.stateFormat(session, ie, id, record)
       }).getOrElse((newVersion, StateArrangement.forNewQuery(conf)))
       execution.foreach(StreamingQueryLog.planned(_, a, stateFormatVersion, arrangement, conf))
+      val input = LateRowsPlan.input(session, execution, LateRowsColumns.sliding, stateInfo, a.child, planLater)
       StreamingWindowedAggregateExec(a.definition, a.keys, a.time, a.order, a.window, aggregates,
         results, stateFormatVersion, arrangement, stateInfo, outputMode, None, None,
         IdleSettings(conf).copy(availableNow = MicroBatchInput.availableNow(session)), None,
-        LateRowsPlan.target(session, execution, LateRowsColumns.sliding, operatorId,
-          LateRowsColumns.written(a.child.output)),
-        planLater(a.child))
+        input.splitTarget.orElse(LateRowsPlan.target(session, execution, LateRowsColumns.sliding, operatorId,
+          LateRowsColumns.written(a.child.output))),
+        input.plan)
     }
   }
 

@@ -54,7 +54,7 @@ class WindowErrorsSuite {
     "trailingWithoutWatermark" ->
       (() => WindowErrors.trailingWithoutWatermark("count(1) OVER (10 minutes) AS `n_10m`", "ts", Seq("other"))),
     "lateRowsColumnClash" -> (() => WindowErrors.lateRowsColumnClash("spark_catalog.default.late_rows",
-      "sliding_window", Seq("k", "late_reason"), "`late_reason` is named twice")),
+      "sliding_window", Seq("k", "late_reason"), "`late_reason` is named twice", "before withWatermark")),
     "lateRowsTableInUse" -> (() => WindowErrors.lateRowsTableInUse("spark_catalog.default.late_rows", "file:/ck")),
     "lateRowsTableNotWritable" -> (() => WindowErrors.lateRowsTableNotWritable("spark_catalog.default.late_rows",
       "file:/data/late_rows", new java.io.IOException("Mkdirs failed"))),

@@ -66,8 +66,10 @@ class LateRowsLogSuite {
   @Test def aMicroBatchRunAgainStartsFromNothing(): Unit = {
     val location = table()
     val log = LateRowsLog.open(session, location.toString)
-    taskWrote(location, 0, 0) // an attempt of micro-batch 0 that did not commit
+    val killed = taskWrote(location, 0, 0) // an attempt of micro-batch 0 that did not commit
     log.clear(0)
+    // Its data file too: the partition may hold other rows in the new attempt.
+    assertFalse(location.getFileSystem(session.sessionState.newHadoopConf()).exists(new Path(location, killed)))
     val again = taskWrote(location, 0, 1)
     log.publish(0, 0, _ => true)
     assertEquals(Map(0L -> Seq(again)), entries(location))
@@ -105,6 +107,13 @@ class LateRowsLogSuite {
       () => LateRowsColumns.schema("t", "sliding_window", LateRowsColumns.written(Seq(k, clash))))
     assertEquals("WINDOW_LATE_ROWS_TABLE.COLUMN_CLASH", TestThrowables.condition(e))
     assertTrue(e.getMessage, e.getMessage.contains("`late_reason` is named twice"))
+    assertTrue(e.getMessage, e.getMessage.contains("Rename those columns (with an alias) before the window."))
+    // The columns of the query's withWatermark, where a split writes them: at their ordinals in its input.
+    val id = AttributeReference("id", LongType)()
+    assertEquals(Seq(2, 0), LateRowsColumns.whole(Seq(k, v, id), Seq(id, k)).map(_.ordinal))
+    val beforeWatermark = assertThrows(classOf[WindowAnalysisException], () => LateRowsColumns.schema("t",
+      "sliding_window", LateRowsColumns.whole(Seq(k, clash), Seq(k, clash)), whole = true))
+    assertTrue(beforeWatermark.getMessage, beforeWatermark.getMessage.contains("(with an alias) before withWatermark."))
   }
 
   @Test def eachColumnTypeIsHeldAsItIsOrAsItsText(): Unit = {
