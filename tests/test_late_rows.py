@@ -410,16 +410,34 @@ def test_rows_late_because_of_an_idle_close_say_so(spark, tmp_path, database, fu
 CHILD = os.path.join(os.path.dirname(os.path.abspath(sh.__file__)), "late_rows_child.py")
 
 
+def source_batches(checkpoint: str) -> dict:
+    """{file source batch: [index of each file it lists]} from the file source's log (its
+    entries and their compactions), its files named by their index (write_files)."""
+    folder = os.path.join(checkpoint, "sources", "0")
+    found = {}
+    for name in os.listdir(folder):
+        if name.split(".")[0].isdigit():  # `7`, `9.compact`; not `.7.crc` nor a temporary file
+            for line in open(os.path.join(folder, name)).read().splitlines()[1:]:
+                entry = json.loads(line)
+                found.setdefault(entry["batchId"], set()).add(int(os.path.basename(entry["path"]).split(".")[0]))
+    return {b: sorted(files) for b, files in found.items()}
+
+
 def batches_of(checkpoint: str) -> list:
-    """[(file index the micro-batch read or None, its watermark ms)] by batch id, from the offset
-    log: the file source's offset counts its files, one per micro-batch."""
+    """[(indices of the files the micro-batch read, its watermark ms)] by batch id, from the
+    offset log: a micro-batch reads the file source's batches after the one the micro-batch
+    before ended at, up to its own offset's, each one file (maxFilesPerTrigger 1). That is one
+    file, none in a no-data micro-batch, and two after a run killed between the source's log
+    entry of its next file and the offset log's entry of the micro-batch: the restart's
+    micro-batch reads that file with the next one."""
+    sources = source_batches(checkpoint)
     folder = os.path.join(checkpoint, "offsets")
     found, previous = [], -1
     for b in sorted(int(n) for n in os.listdir(folder) if n.isdigit()):
         lines = open(os.path.join(folder, str(b))).read().splitlines()
         watermark = json.loads(lines[1])["batchWatermarkMs"]
         offset = json.loads(lines[2])["logOffset"]
-        found.append((offset if offset > previous else None, watermark))
+        found.append(([i for s in range(previous + 1, offset + 1) for i in sources[s]], watermark))
         previous = offset
     return found
 
@@ -427,23 +445,24 @@ def batches_of(checkpoint: str) -> list:
 def late_of_batches(files, checkpoint: str) -> set:
     """The ids of the rows late in the micro-batches the checkpoint's logs say ran: a row of
     file i, read by micro-batch b, is late when its time is at or before the watermark of
-    micro-batch b - 1."""
+    micro-batch b - 1. Every file was read once."""
     batches = batches_of(checkpoint)
     assert committed_batches(checkpoint) == set(range(len(batches)))
+    assert sorted(i for read, _ in batches for i in read) == list(range(len(files))), batches
     late = set()
-    for b, (index, _) in enumerate(batches):
-        if index is not None and b > 0:
-            late |= {e[ID] for e in files[index] if e[TIME] <= batches[b - 1][1] * MS}
+    for b, (read, _) in enumerate(batches):
+        if b > 0:
+            late |= {e[ID] for i in read for e in files[i] if e[TIME] <= batches[b - 1][1] * MS}
     return late
 
 
-def assert_written_once(spark, warehouse: str, late: set) -> list:
-    """The table at `warehouse`'s late_rows holds the rows `late` once each, all published."""
-    ids = [r.id for r in spark.read.parquet(os.path.join(warehouse, "late_rows")).collect()]
+def assert_written_once(spark, location: str, late: set) -> list:
+    """The table at `location` holds the rows `late` once each, all published."""
+    ids = [r.id for r in spark.read.parquet(location).collect()]
     assert len(ids) == len(set(ids)), f"late rows written twice: {sorted(i for i in set(ids) if ids.count(i) > 1)}"
     assert set(ids) == late, f"missing {sorted(late - set(ids))[:5]}, unexpected {sorted(set(ids) - late)[:5]}"
     assert len(late) > 5
-    staged = os.listdir(os.path.join(warehouse, "late_rows", "_late_rows"))
+    staged = os.listdir(os.path.join(location, "_late_rows"))
     assert [s for s in staged if not s.startswith(".")] == ["writer"], staged
     return ids
 
@@ -468,7 +487,7 @@ def test_tasks_that_fail_after_writing_write_each_late_row_once(tmp_path, spark)
                              "--fail-once"], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "the first attempt of every task fails" in result.stderr
-    assert_written_once(spark, warehouse, late_of_batches(files, checkpoint))
+    assert_written_once(spark, os.path.join(warehouse, "late_rows"), late_of_batches(files, checkpoint))
 
 
 @pytest.mark.slow
@@ -509,11 +528,38 @@ def test_killed_anywhere_every_late_row_is_written_once(spark, tmp_path):
         break
     assert kills >= 2, "the child ran to its end before it could be killed twice"
 
-    ids = assert_written_once(spark, warehouse, late_of_batches(files, checkpoint))
+    ids = assert_written_once(spark, os.path.join(warehouse, "late_rows"), late_of_batches(files, checkpoint))
     emitted = [r.id for r in spark.read.parquet(output).collect()]
     assert len(emitted) == len(set(emitted))
     kept = [e[ID] for f in files for e in f if e[KEY] != FLUSH_KEY]
     assert sorted(emitted + ids) == sorted(kept)
+
+
+def test_a_micro_batch_after_a_kill_that_reads_two_files(spark, tmp_path, database):
+    """A run killed after the file source logged its next file (`sources/0/<n>`, here written as
+    the source writes it) and before the offset log had its micro-batch leaves that file to the
+    restart, whose micro-batch reads it with the next one: the late rows of both are in the
+    table, once each, as the killed test's reference (late_of_batches) finds them."""
+    files = child_files()[:5]
+    table = f"{database}.late_rows"
+    source, checkpoint = str(tmp_path / "in"), str(tmp_path / "chk")
+    with session_conf(spark, LATE_CONF, table):
+        write_files(source, files[:2])
+        run_query(spark, source, checkpoint, th.trailing_query, "append")
+        write_files(source, files[2:], first=2)
+        logged = os.path.join(checkpoint, "sources", "0")
+        n = max(int(name) for name in os.listdir(logged) if name.isdigit())
+        header, entry = open(os.path.join(logged, str(n))).read().splitlines()
+        entry = json.loads(entry)
+        entry.update(path=entry["path"].replace(f"{n:03d}.json", f"{n + 1:03d}.json"), batchId=n + 1,
+                     timestamp=(sh.MTIME_BASE + n + 1) * 1000)
+        with open(os.path.join(logged, str(n + 1)), "w") as out:
+            out.write(f"{header}\n{json.dumps(entry)}")
+        run_query(spark, source, checkpoint, th.trailing_query, "append")
+    assert [n + 1, n + 2] in [read for read, _ in batches_of(checkpoint)]
+    late = late_of_batches(files, checkpoint)
+    assert late & {e[ID] for e in files[n + 1]}, "no late row in the file read with the next one"
+    assert_written_once(spark, str(tmp_path / "db" / "late_rows"), late)
 
 
 def test_a_table_dropped_between_runs_starts_again(spark, tmp_path, database):
