@@ -172,8 +172,14 @@ DEFECTS: List[Defect] = [
     Defect("late-rows-of-an-earlier-attempt-kept",
            "a micro-batch run again publishes the files an earlier attempt of it left",
            SCALA + "late/LateRowsLog.scala",
-           "    fs.delete(LateRowsLog.stagingOf(location, batch), true)\n  }\n}",
-           "  }\n}",
+           "    fs.delete(LateRowsLog.stagingOf(location, batch), true)\n    if (restarted) {",
+           "    if (restarted) {",
+           JUNIT),
+    Defect("late-rows-data-of-a-killed-run-kept",
+           "a run's first micro-batch keeps the data files a killed attempt of it left (a partition may hold other rows)",
+           SCALA + "late/LateRowsLog.scala",
+           "filter(_.getPath.getName.startsWith(prefix))",
+           "filter(_.getPath.getName.startsWith(prefix + \"-\"))",
            JUNIT),
 ]
 
