@@ -37,13 +37,15 @@ val mavenSpark: Option[String] = spark.mavenVersion
 lazy val root = (project in file("."))
   .settings(
     name := "sliding-window-agg",
+    // PROTOTYPE: one target folder per Spark, so switching -DsparkVersion does not recompile all.
+    target := baseDirectory.value / "target" / s"spark-${spark.minor}",
 
     Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
     Compile / unmanagedSourceDirectories ++=
       spark.shimFolders(baseDirectory.value / "scala" / "src" / "main" / "scala-shims"),
     // As buildtools/scala_build.py: sliding-window-agg_<spark>_<scala>.jar.
     Compile / packageBin / artifactPath :=
-      target.value / s"sliding-window-agg_${spark.minor}_${spark.scalaBinary}.jar",
+      baseDirectory.value / "target" / s"sliding-window-agg_${spark.minor}_${spark.scalaBinary}.jar",
     Test / scalaSource    := baseDirectory.value / "scala" / "src" / "test" / "scala",
     Test / unmanagedSourceDirectories ++=
       spark.shimFolders(baseDirectory.value / "scala" / "src" / "test" / "scala-shims"),
