@@ -26,28 +26,52 @@ ThisBuild / scalaVersion := spark.scalaVersion
 
 val sparkVersion = spark.fullVersion
 
+// PROTOTYPE (issue 67): where Spark's jars come from.
+//   -DsparkJars=<a Spark jars folder> (e.g. pyspark's), or SWA_SPARK_JARS: those jars, as
+//     buildtools/scala_build.py compiles against (every supported version, 4.3 included);
+//   otherwise spark-sql <mavenVersion> from the Maven repository (the newest patch served there).
+val sparkJarsFolder: Option[File] =
+  sys.props.get("sparkJars").orElse(sys.env.get("SWA_SPARK_JARS")).map(file)
+val mavenSpark: Option[String] = spark.mavenVersion
+
 lazy val root = (project in file("."))
   .settings(
     name := "sliding-window-agg",
+    // PROTOTYPE: one target folder per Spark, so switching -DsparkVersion does not recompile all.
+    target := baseDirectory.value / "target" / s"spark-${spark.minor}",
 
     Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
     Compile / unmanagedSourceDirectories ++=
       spark.shimFolders(baseDirectory.value / "scala" / "src" / "main" / "scala-shims"),
     // As buildtools/scala_build.py: sliding-window-agg_<spark>_<scala>.jar.
     Compile / packageBin / artifactPath :=
-      target.value / s"sliding-window-agg_${spark.minor}_${spark.scalaBinary}.jar",
+      baseDirectory.value / "target" / s"sliding-window-agg_${spark.minor}_${spark.scalaBinary}.jar",
     Test / scalaSource    := baseDirectory.value / "scala" / "src" / "test" / "scala",
     Test / unmanagedSourceDirectories ++=
       spark.shimFolders(baseDirectory.value / "scala" / "src" / "test" / "scala-shims"),
     // The error conditions (error/sliding-window-error-conditions.json), packaged as they are.
     Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
 
-    libraryDependencies ++= Seq(
-      // Provided: on the Compile and Test classpaths, not a dependency of the published jar.
-      "org.apache.spark" %% "spark-sql"       % sparkVersion % Provided,
+    libraryDependencies ++= (sparkJarsFolder match {
+      case Some(_) => Nil
+      case None => Seq(
+        // Provided: on the Compile and Test classpaths, not a dependency of the published jar.
+        "org.apache.spark" %% "spark-sql" % mavenSpark.getOrElse(sys.error(
+          s"Spark $sparkVersion is not served by the Maven repository: pass -DsparkJars=<pyspark>/jars")) % Provided)
+    }) ++ Seq(
       "junit"            %  "junit"           % "4.13.2"     % Test,
-      "com.github.sbt"   %  "junit-interface" % "0.13.3"     % Test
-    ),
+      "com.github.sbt"   %  "junit-interface" % "0.13.3"     % Test,
+      "org.scalatest"    %% "scalatest"       % "3.2.19"     % Test
+    ) ++ (if (sys.props.contains("ecosystem")) mavenSpark.toSeq.flatMap { v => Seq(
+      // PROTOTYPE: what issue 67's tests would add (resolution measured, nothing uses them yet).
+      "org.apache.spark" %% "spark-core"           % v % Test classifier "tests",
+      "org.apache.spark" %% "spark-catalyst"       % v % Test classifier "tests",
+      "org.apache.spark" %% "spark-sql"            % v % Test classifier "tests",
+      "org.apache.spark" %% "spark-sql-kafka-0-10" % (if (v.startsWith("3.5")) "3.5.7" else v) % Test)
+    } else Nil),
+    Compile / unmanagedJars ++= sparkJarsFolder.toSeq.flatMap(d => (d * "*.jar").classpath),
+    // Spark's jars are provided at run time: not packaged, not in the published POM.
+    Test / unmanagedJars ++= sparkJarsFolder.toSeq.flatMap(d => (d * "*.jar").classpath),
 
     // Same options as buildtools/scala_build.py.
     // Spark 3.5 clusters may run Java 8: its jar targets Java 8 bytecode.

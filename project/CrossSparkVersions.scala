@@ -6,7 +6,8 @@ import sbt._
  * (buildtools/scala_build.py, buildtools/spark_env.py) uses the same versions, Scala, Java
  * targets and shim folders.
  */
-case class SparkVersionSpec(fullVersion: String, scalaVersion: String, javaRelease: String) {
+case class SparkVersionSpec(fullVersion: String, scalaVersion: String, javaRelease: String,
+                            mavenVersion: Option[String] = None) {
   def minor: String = fullVersion.split('.').take(2).mkString(".")
   def scalaBinary: String = scalaVersion.split('.').take(2).mkString(".")
 
@@ -25,11 +26,14 @@ case class SparkVersionSpec(fullVersion: String, scalaVersion: String, javaRelea
 
 object CrossSparkVersions {
   val all: Seq[SparkVersionSpec] = Seq(
-    SparkVersionSpec("3.5.9", "2.12.18", "8"),
-    SparkVersionSpec("4.0.5", "2.13.16", "17"),
-    SparkVersionSpec("4.1.4", "2.13.17", "17"),
-    SparkVersionSpec("4.2.1", "2.13.18", "17"),
-    SparkVersionSpec("4.3.0", "2.13.18", "17"))
+    // PROTOTYPE (issue 67): mavenVersion is the newest patch of the minor version whose
+    // spark-sql, test jars and Kafka connector the Maven repository serves (measured; the
+    // tested pyspark's own patch is missing there for 4.0-4.3, and 4.3 has none at all).
+    SparkVersionSpec("3.5.9", "2.12.18", "8", Some("3.5.9")),
+    SparkVersionSpec("4.0.5", "2.13.16", "17", Some("4.0.4")),
+    SparkVersionSpec("4.1.4", "2.13.17", "17", Some("4.1.3")),
+    SparkVersionSpec("4.2.1", "2.13.18", "17", Some("4.2.0")),
+    SparkVersionSpec("4.3.0", "2.13.18", "17", None))
 
   /** -DsparkVersion=3.5 (or 3.5.9); 4.3 by default. */
   def selected: SparkVersionSpec = {

@@ -1,0 +1,123 @@
+"""sbt, installed and pointed at the machine's Maven repository by the checkout itself (PROTOTYPE).
+
+    python3 buildtools/sbt.py [sbt arguments]      # e.g. -DsparkVersion=4.2 compile
+
+Nothing but Maven and a JDK is needed on the machine: the sbt launcher (org.scala-sbt:sbt-launch,
+of the version project/build.properties names) is copied from the Maven repository by
+`mvn dependency:copy`, and sbt resolves everything else (sbt itself, the Scala compiler and its
+bridge, the build's dependencies) from the repository that Maven uses: its mirror of `central`
+where the machine's Maven settings name one, else the `central` of Maven's super POM, both read at
+run time from `mvn help:effective-settings` and `mvn help:effective-pom` (no repository address is
+written in the checkout). `-Dsbt.override.build.repos=true` makes sbt use that repository alone,
+also for the repositories that dependencies' POMs declare (Spark's parent POM names a mirror of
+its own that such a machine cannot reach).
+
+The launcher and the generated `repositories` file are kept in build/sbt/; what sbt downloads is
+cached where sbt keeps it for every build (~/.sbt/boot, ~/.cache/coursier), between runs.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SBT_DIR = os.path.join(ROOT, "build", "sbt")
+REPOSITORIES = os.path.join(SBT_DIR, "repositories")
+DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
+# A POM with nothing of its own: its effective POM shows the super POM's `central`.
+STUB_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>local</groupId><artifactId>stub</artifactId><version>0</version><packaging>pom</packaging></project>
+"""
+
+
+def sbt_version() -> str:
+    with open(os.path.join(ROOT, "project", "build.properties"), encoding="utf-8") as f:
+        for line in f:
+            key, _, value = line.partition("=")
+            if key.strip() == "sbt.version":
+                return value.strip()
+    raise RuntimeError("project/build.properties names no sbt.version")
+
+
+def _mvn(args: list[str], cwd: str) -> None:
+    subprocess.run(["mvn", "-B", "-q", *args], cwd=cwd, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _elements(path: str) -> ET.Element:
+    root = ET.parse(path).getroot()
+    for el in root.iter():  # drop the namespace: <mirror>, not <{...settings-1.2.0}mirror>
+        el.tag = el.tag.rpartition("}")[2]
+    return root
+
+
+def _mirror_matches(mirror_of: str, repo_id: str, url: str) -> bool:
+    """Maven's rule for <mirrorOf> ("*", "external:*", "external:http:*", "a,b", "!a")."""
+    matched = False
+    for part in (p.strip() for p in mirror_of.split(",")):
+        if part.startswith("!") and part[1:] == repo_id:
+            return False
+        if part == "external:http:*":
+            matched |= url.startswith("http:")
+        elif part in ("*", "external:*") or fnmatch.fnmatchcase(repo_id, part):
+            matched = True
+    return matched
+
+
+def maven_repository() -> tuple[str, str]:
+    """(id, address) of the repository Maven resolves `central` from on this machine."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "pom.xml"), "w") as f:
+            f.write(STUB_POM)
+        _mvn(["help:effective-pom", f"-Doutput={tmp}/pom.out.xml"], tmp)
+        _mvn(["help:effective-settings", f"-Doutput={tmp}/settings.out.xml"], tmp)
+        pom, settings = _elements(f"{tmp}/pom.out.xml"), _elements(f"{tmp}/settings.out.xml")
+    central = next(r.findtext("url") for r in pom.iter("repository") if r.findtext("id") == "central")
+    for mirror in settings.iter("mirror"):
+        if mirror.findtext("blocked") == "true":
+            continue
+        if _mirror_matches(mirror.findtext("mirrorOf") or "", "central", central):
+            return mirror.findtext("id") or "mirror", mirror.findtext("url")
+    return "central", central
+
+
+def write_repositories() -> str:
+    """build/sbt/repositories: the local Ivy repository and Maven's (sbt's launcher format)."""
+    repo_id, url = maven_repository()
+    os.makedirs(SBT_DIR, exist_ok=True)
+    with open(REPOSITORIES, "w") as f:
+        f.write(f"[repositories]\n  local\n  maven-{repo_id}: {url.rstrip('/')}/\n")
+    return REPOSITORIES
+
+
+def launcher() -> str:
+    version = sbt_version()
+    jar = os.path.join(SBT_DIR, f"sbt-launch-{version}.jar")
+    if not os.path.exists(jar):
+        os.makedirs(SBT_DIR, exist_ok=True)
+        _mvn([f"{DEPENDENCY_PLUGIN}:copy", f"-Dartifact=org.scala-sbt:sbt-launch:{version}",
+              f"-DoutputDirectory={SBT_DIR}"], SBT_DIR)
+    return jar
+
+
+def command(args: list[str]) -> list[str]:
+    repositories = REPOSITORIES if os.path.exists(REPOSITORIES) else write_repositories()
+    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
+    return [java, "-Xms256m", "-Xmx2g", "-Xss4m",
+            f"-Dsbt.repository.config={repositories}", "-Dsbt.override.build.repos=true",
+            "-Dsbt.server.forcestart=false", "-Dsbt.supershell=false", "-Dsbt.color=false",
+            "-Dsbt.log.noformat=true", "-Dsbt.ci=true",
+            # As the sbt script: -Dname=value are the JVM's system properties (-DsparkVersion=4.2).
+            *[a for a in args if a.startswith("-D")],
+            "-jar", launcher(), *[a for a in args if not a.startswith("-D")]]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--repositories"]:  # only (re)write build/sbt/repositories
+        print(write_repositories())
+        sys.exit(0)
+    sys.exit(subprocess.run(command(sys.argv[1:]), cwd=ROOT).returncode)
