@@ -1,14 +1,16 @@
-// sbt build of the Scala core, for machines that can reach Maven Central.
+// sbt build of the Scala core. `python3 buildtools/sbt.py <sbt arguments>` runs it on a machine
+// with only a JDK and Maven: it installs sbt from the machine's Maven repository and points sbt at
+// that repository alone.
 //
-// The offline build used on this project's machines is `pip install .` (or `pip install -e .`):
+// The Python package builds the same jar without a Maven repository (`pip install .`):
 // buildtools/scala_build.py compiles scala/src/main with the Scala compiler shipped in pyspark's
-// jars folder (no Maven repository needed) and bundles the jar into the Python package. Both builds
-// compile the same sources with the same Scala, Spark and options, and produce the same jar: the
-// classes, the resources of scala/src/main/resources and sliding-window-agg.properties, named
-// sliding-window-agg_<spark minor>_<scala binary>.jar.
+// jars folder. Both builds compile the same sources with the same Scala, Spark and options, and
+// produce the same jar (tests/test_sbt_build.py compares them): the classes, the resources of
+// scala/src/main/resources and sliding-window-agg.properties, named
+// sliding-window-agg_<spark minor>_<scala binary>.jar, in target/.
 //
-//   sbt package   # the jar
-//   sbt test      # the JUnit suites under scala/src/test/scala
+//   python3 buildtools/sbt.py package   # the jar
+//   python3 buildtools/sbt.py test      # the JUnit suites under scala/src/test/scala
 //
 // The jar has no dependencies of its own (Spark is provided at run time), so no assembly is needed.
 
@@ -26,8 +28,8 @@ ThisBuild / scalaVersion := spark.scalaVersion
 
 val sparkVersion = spark.fullVersion
 
-// PROTOTYPE (issue 67): where Spark's jars come from.
-//   -DsparkJars=<a Spark jars folder> (e.g. pyspark's), or SWA_SPARK_JARS: those jars, as
+// Where Spark's jars come from:
+//   -DsparkJars=<a Spark jars folder> (pyspark's), or SWA_SPARK_JARS: those jars, as
 //     buildtools/scala_build.py compiles against (every supported version, 4.3 included);
 //   otherwise spark-sql <mavenVersion> from the Maven repository (the newest patch served there).
 val sparkJarsFolder: Option[File] =
@@ -37,7 +39,7 @@ val mavenSpark: Option[String] = spark.mavenVersion
 lazy val root = (project in file("."))
   .settings(
     name := "sliding-window-agg",
-    // PROTOTYPE: one target folder per Spark, so switching -DsparkVersion does not recompile all.
+    // One target folder per Spark, so that switching -DsparkVersion does not recompile the others.
     target := baseDirectory.value / "target" / s"spark-${spark.minor}",
 
     Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
@@ -63,7 +65,7 @@ lazy val root = (project in file("."))
       "com.github.sbt"   %  "junit-interface" % "0.13.3"     % Test,
       "org.scalatest"    %% "scalatest"       % "3.2.19"     % Test
     ) ++ (if (sys.props.contains("ecosystem")) mavenSpark.toSeq.flatMap { v => Seq(
-      // PROTOTYPE: what issue 67's tests would add (resolution measured, nothing uses them yet).
+      // With -Decosystem: Spark's test kits and its Kafka connector (resolved; no suite uses them yet).
       "org.apache.spark" %% "spark-core"           % v % Test classifier "tests",
       "org.apache.spark" %% "spark-catalyst"       % v % Test classifier "tests",
       "org.apache.spark" %% "spark-sql"            % v % Test classifier "tests",

@@ -1,4 +1,4 @@
-"""sbt, installed and pointed at the machine's Maven repository by the checkout itself (PROTOTYPE).
+"""sbt, installed and pointed at the machine's Maven repository by the checkout itself.
 
     python3 buildtools/sbt.py [sbt arguments]      # e.g. -DsparkVersion=4.2 compile
 
