@@ -30,7 +30,7 @@ val sparkVersion = spark.fullVersion
 
 // Where Spark's jars come from:
 //   -DsparkJars=<a Spark jars folder> (pyspark's), or SWA_SPARK_JARS: those jars, as
-//     buildtools/scala_build.py compiles against (every supported version, 4.3 included);
+//     buildtools/scala_build.py compiles against (every supported version);
 //   otherwise spark-sql <mavenVersion> from the Maven repository (the newest patch served there).
 val sparkJarsFolder: Option[File] =
   sys.props.get("sparkJars").orElse(sys.env.get("SWA_SPARK_JARS")).map(file)
