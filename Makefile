@@ -20,11 +20,13 @@ OTHER_SPARKS := 3.5 4.0 4.1 4.2
 WORKERS ?= 2
 PYTEST_WORKERS := -n $(WORKERS) --dist loadgroup
 
-# JDK 17 and JUnit 4 from Debian (apt-get, as root or with sudo), then the package, editable,
+# JDK 17, JUnit 4 and Maven (which resolves sbt, Kafka and Spark's connector from the machine's
+# Maven repository) from Debian (apt-get, as root or with sudo), then the package, editable,
 # with pyspark 4.3.0 and the test tools, and its jar for Spark 4.3 (rebuilt when a source changes).
 setup:
 	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq openjdk-17-jdk-headless; }
 	@[ -f /usr/share/java/junit4.jar ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq junit4; }
+	@command -v mvn >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq maven; }
 	$(PYTHON) -m pip install -q -e '.[spark,test]' 'pyspark[connect]==4.3.0' 'pandas>=2,<3' pyarrow
 	$(PYTHON) buildtools/scala_build.py > /dev/null
 

@@ -1,0 +1,76 @@
+"""Jars from the machine's Maven repository, resolved by the machine's own `mvn` (its settings, its
+mirror: no repository address is written in the checkout), for what the tests run beside Spark:
+
+    python3 buildtools/maven_classpath.py kafka-broker      # prints the classpath
+
+Each set is a list of Maven coordinates with their runtime dependencies, resolved once into
+build/maven/<name>.cp (Maven keeps the jars in its own repository, ~/.m2, between runs).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+from typing import Dict, List
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FOLDER = os.path.join(ROOT, "build", "maven")
+
+# A Kafka broker (KRaft, no ZooKeeper) for the tests' topics, with a logger of its own.
+KAFKA_BROKER = ["org.apache.kafka:kafka_2.13:4.1.2", "org.slf4j:slf4j-simple:1.7.36"]
+
+# Spark's Kafka connector per Spark minor version: the newest patch of it the project's machines are
+# served (project/CrossSparkVersions.scala's mavenVersion). Spark 4.3's is not served: its
+# connector is 4.2's, which reads and writes topics on 4.3 as on 4.2.
+KAFKA_CONNECTOR = {
+    "3.5": "org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.7",
+    "4.0": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.4",
+    "4.1": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.3",
+    "4.2": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0",
+    "4.3": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0",
+}
+
+_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>local</groupId><artifactId>{name}</artifactId><version>0</version><packaging>pom</packaging>
+<dependencies>{dependencies}</dependencies></project>
+"""
+_DEPENDENCY = "<dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></dependency>"
+
+
+def classpath(name: str, coordinates: List[str]) -> List[str]:
+    """The jars of `coordinates` (group:artifact:version) and of their runtime dependencies."""
+    digest = hashlib.sha256("\n".join(coordinates).encode()).hexdigest()[:12]
+    folder = os.path.join(FOLDER, f"{name}-{digest}")
+    out = os.path.join(folder, "classpath.txt")
+    if not os.path.exists(out):
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "pom.xml"), "w", encoding="utf-8") as f:
+            f.write(_POM.format(name=name, dependencies="".join(_DEPENDENCY.format(*c.split(":")) for c in coordinates)))
+        result = subprocess.run(["mvn", "-B", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={out}.tmp",
+                                 "-Dmdep.includeScope=runtime"], cwd=folder, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"mvn could not resolve {coordinates}:\n{result.stdout[-3000:]}{result.stderr[-2000:]}")
+        os.replace(f"{out}.tmp", out)
+    with open(out, encoding="utf-8") as f:
+        return [p for p in f.read().strip().split(os.pathsep) if p]
+
+
+def artifact(jar: str) -> str:
+    """A jar's artifact, without its version: `kafka-clients` of kafka-clients-3.9.2.jar."""
+    base = os.path.basename(jar)
+    found = re.match(r"^(.*?)-\d[\w.\-]*\.jar$", base)
+    return found.group(1) if found else base
+
+
+def beside(jars: List[str], spark_jars: str) -> List[str]:
+    """`jars` less those Spark's jars folder has already, in any version (Scala, Hadoop, ...)."""
+    have = {artifact(j) for j in os.listdir(spark_jars) if j.endswith(".jar")}
+    return [j for j in jars if artifact(j) not in have]
+
+
+SETS: Dict[str, List[str]] = {"kafka-broker": KAFKA_BROKER}
+
+if __name__ == "__main__":
+    print(os.pathsep.join(classpath(sys.argv[1], SETS[sys.argv[1]])))
