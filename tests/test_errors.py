@@ -172,16 +172,9 @@ def test_python_udaf_is_rejected(spark, events, function):
     (docs/troubleshooting.md quotes the message)."""
     pytest.importorskip("pyarrow")
     pytest.importorskip("pandas")
-    from pyspark.sql.functions import pandas_udf
+    from python_aggregates import pandas_mean
 
-    import pandas as pd
-
-    def mean(v):  # type: ignore[no-untyped-def]
-        return float(v.mean())
-
-    mean.__annotations__ = {"v": pd.Series, "return": float}  # a grouped-aggregate pandas UDF
-    mean_udf = pandas_udf(mean, "double")
-    spark.udf.register("pandas_mean", mean_udf)
+    mean_udf = pandas_mean(spark, "pandas_mean")
     window = getattr(swa, function)("ts", "10 seconds")
 
     for query in (lambda: events.groupBy("k", window).agg(mean_udf("v")),

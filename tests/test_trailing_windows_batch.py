@@ -128,18 +128,12 @@ def test_a_pandas_aggregate_over_trailing_frames_is_sparks_own_window(spark):
     Window of Python functions left whole), the extension's TrailingWindow the built-in one, both
     equal to the definition."""
     pytest.importorskip("pyarrow")
-    import pandas as pd
     from pyspark.sql import functions as F
-    from pyspark.sql.functions import pandas_udf
 
     import sliding_window_agg as swa
+    from python_aggregates import pandas_mean
 
-    def mean(v):  # type: ignore[no-untyped-def]
-        return float(v.mean())
-
-    mean.__annotations__ = {"v": pd.Series, "return": float}  # a grouped-aggregate pandas UDF
-    pmean = pandas_udf(mean, "double")
-    spark.udf.register("trailing_pmean", pmean)
+    pmean = pandas_mean(spark, "trailing_pmean")
     rows = [r for r in random_rows(random.Random(11), 120) if r[3] is not None]
     df = spark.createDataFrame(
         [(i, k, None if t is None else BASE + datetime.timedelta(microseconds=t), v) for i, k, t, v in rows],

@@ -391,15 +391,9 @@ def test_pandas_aggregate_refused_with_the_alternative(spark, tmp_path, written)
     """A pandas aggregate over a trailing frame on a stream: refused when the query is defined,
     with what to write instead (collect_list over the frame, then Python over the arrays)."""
     pytest.importorskip("pyarrow")
-    import pandas as pd
-    from pyspark.sql.functions import pandas_udf
+    from python_aggregates import pandas_mean
 
-    def mean(v):  # type: ignore[no-untyped-def]
-        return float(v.mean())
-
-    mean.__annotations__ = {"v": pd.Series, "return": float}  # a grouped-aggregate pandas UDF
-    pmean = pandas_udf(mean, "double")
-    spark.udf.register("stream_pmean", pmean)
+    pmean = pandas_mean(spark, "stream_pmean")
 
     def build(df: DataFrame) -> DataFrame:
         df = df.withWatermark("ts", DELAY_TEXT)
