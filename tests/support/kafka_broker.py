@@ -33,6 +33,7 @@ class KafkaBroker:
         self.port, self.controller = _free_port(), _free_port()
         self.bootstrap = f"127.0.0.1:{self.port}"
         self.process = None
+        self.log = None
 
     def _properties(self) -> str:
         path = os.path.join(self.folder, "server.properties")
@@ -70,8 +71,9 @@ class KafkaBroker:
                 return self
             except OSError:
                 time.sleep(0.2)
+        log = self.log.name
         self.stop()
-        raise RuntimeError(f"the Kafka broker did not listen within {timeout} s: see {self.log.name}")
+        raise RuntimeError(f"the Kafka broker did not listen within {timeout} s: see {log}")
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -82,3 +84,6 @@ class KafkaBroker:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+        if self.log is not None:
+            self.log.close()
+            self.log = None

@@ -49,10 +49,16 @@ object PlanLateRowsSplit {
       if (whole.forall(carried.outputSet.contains)) Some(LateRowsSplit(time, whole, output, carried)) else None
     }.getOrElse(child)
 
+  /** A node that keeps its input's rows whole: the columns of a row below it can be carried through. */
+  private def keepsRows(plan: LogicalPlan): Boolean = plan match {
+    case _: Project | _: Filter | _: SubqueryAlias | _: View | _: RepartitionOperation => true
+    case _ => false
+  }
+
   /** The query's `withWatermark` below `plan`, through nodes that keep its rows whole. */
   private def watermarkOf(plan: LogicalPlan): Option[EventTimeWatermark] = plan match {
     case w: EventTimeWatermark => Some(w)
-    case _: Project | _: Filter | _: SubqueryAlias | _: View | _: RepartitionOperation => watermarkOf(plan.children.head)
+    case p if keepsRows(p) => watermarkOf(p.children.head)
     case _ => None
   }
 
@@ -64,8 +70,7 @@ object PlanLateRowsSplit {
         val child = carry(p.child, columns)
         p.copy(projectList = p.projectList ++ child.output.filter(a => columns.contains(a) && !p.outputSet.contains(a)),
           child = child)
-      case _: Filter | _: SubqueryAlias | _: View | _: RepartitionOperation =>
-        plan.withNewChildren(Seq(carry(plan.children.head, columns)))
+      case other if keepsRows(other) => other.withNewChildren(Seq(carry(other.children.head, columns)))
       case other => other
     }
 }

@@ -26,21 +26,23 @@ case class StreamingWatermarks(session: SparkSession) extends ColumnarRule {
           // A window closes at its end: past every window, the latest row's time plus the size.
           val clock = idleClock(execution, op.stateInfo.get, op.idle, op.time, late, eviction,
             (op.definition.sizeMicros + 999) / 1000)
+          val lateMs = clock.map(_.lateMs).getOrElse(late)
           op.copy(
-            eventTimeWatermarkForLateEvents = Some(clock.map(_.lateMs).getOrElse(late)),
+            eventTimeWatermarkForLateEvents = Some(lateMs),
             eventTimeWatermarkForEviction = Some(clock.map(_.evictionMs).getOrElse(eviction)),
             idleClock = clock,
-            child = withLateRows(op.child, op.stateInfo.get, clock, late))
+            child = withLateRows(op.child, op.stateInfo.get, lateMs, clock))
         }
       case op: StreamingTrailingWindowExec if needsWatermarks(op.stateInfo, op.eventTimeWatermarkForEviction, op.time) =>
         withPropagated(op, op.stateInfo.get) { (execution, late, eviction) =>
           // A row is due once the eviction watermark is at its time: past every row, its time.
           val clock = idleClock(execution, op.stateInfo.get, op.idle, op.time, late, eviction, 0L)
+          val lateMs = clock.map(_.lateMs).getOrElse(late)
           op.copy(
-            eventTimeWatermarkForLateEvents = Some(clock.map(_.lateMs).getOrElse(late)),
+            eventTimeWatermarkForLateEvents = Some(lateMs),
             eventTimeWatermarkForEviction = Some(clock.map(_.evictionMs).getOrElse(eviction)),
             idleClock = clock,
-            child = withLateRows(op.child, op.stateInfo.get, clock, late))
+            child = withLateRows(op.child, op.stateInfo.get, lateMs, clock))
         }
     }
   }
@@ -64,14 +66,12 @@ case class StreamingWatermarks(session: SparkSession) extends ColumnarRule {
 
   /**
    * `child` with the split that takes operator `info`'s late rows out before its shuffle, if it
-   * has one, given the operator's watermark for late rows and Spark's.
+   * has one, given the operator's watermark for late rows (`lateMs`) and Spark's (its clock's).
    */
-  private def withLateRows(child: SparkPlan, info: StatefulOperatorStateInfo, clock: Option[IdleClock],
-      late: Long): SparkPlan = {
-    val lateMs = clock.map(_.lateMs).getOrElse(late)
+  private def withLateRows(child: SparkPlan, info: StatefulOperatorStateInfo, lateMs: Long,
+      clock: Option[IdleClock]): SparkPlan =
     LateRowsSplitExec.withWatermarks(child, info.operatorId,
       LateRowsSplitExec.Watermarks(lateMs * 1000, clock.map(_.sparkLateMs).getOrElse(lateMs) * 1000))
-  }
 
   private def needsWatermarks(stateInfo: Option[_], eviction: Option[Long], time: Attribute): Boolean =
     stateInfo.isDefined && eviction.isEmpty && time.metadata.contains(EventTimeWatermark.delayKey)
