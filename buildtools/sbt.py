@@ -12,21 +12,29 @@ written in the checkout). `-Dsbt.override.build.repos=true` makes sbt use that r
 also for the repositories that dependencies' POMs declare (Spark's parent POM names a mirror of
 its own that such a machine cannot reach).
 
-The launcher and the generated `repositories` file are kept in build/sbt/; what sbt downloads is
+Maven's active `<proxies>` become the JVM's proxy properties, and a `<server>` with the
+repository's id gives coursier its login (COURSIER_CREDENTIALS).
+
+The launcher and the files generated from Maven's setup are kept in build/sbt/
+(`python3 buildtools/sbt.py --repositories` writes them again); what sbt downloads is
 cached where sbt keeps it for every build (~/.sbt/boot, ~/.cache/coursier), between runs.
 """
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SBT_DIR = os.path.join(ROOT, "build", "sbt")
 REPOSITORIES = os.path.join(SBT_DIR, "repositories")
+JVM_OPTIONS = os.path.join(SBT_DIR, "jvm-options")
+CREDENTIALS = os.path.join(SBT_DIR, "credentials")
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 # A POM with nothing of its own: its effective POM shows the super POM's `central`.
 STUB_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
@@ -68,14 +76,19 @@ def _mirror_matches(mirror_of: str, repo_id: str, url: str) -> bool:
     return matched
 
 
-def maven_repository() -> tuple[str, str]:
-    """(id, address) of the repository Maven resolves `central` from on this machine."""
+def maven_setup() -> tuple[ET.Element, ET.Element]:
+    """The effective POM of a POM with nothing of its own, and the effective settings, as Maven
+    reads them on this machine."""
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "pom.xml"), "w") as f:
             f.write(STUB_POM)
         _mvn(["help:effective-pom", f"-Doutput={tmp}/pom.out.xml"], tmp)
-        _mvn(["help:effective-settings", f"-Doutput={tmp}/settings.out.xml"], tmp)
-        pom, settings = _elements(f"{tmp}/pom.out.xml"), _elements(f"{tmp}/settings.out.xml")
+        _mvn(["help:effective-settings", "-DshowPasswords=true", f"-Doutput={tmp}/settings.out.xml"], tmp)
+        return _elements(f"{tmp}/pom.out.xml"), _elements(f"{tmp}/settings.out.xml")
+
+
+def maven_repository(pom: ET.Element, settings: ET.Element) -> tuple[str, str]:
+    """(id, address) of the repository Maven resolves `central` from on this machine."""
     central = next(r.findtext("url") for r in pom.iter("repository") if r.findtext("id") == "central")
     for mirror in settings.iter("mirror"):
         if mirror.findtext("blocked") == "true":
@@ -85,10 +98,50 @@ def maven_repository() -> tuple[str, str]:
     return "central", central
 
 
+def proxy_options(settings: ET.Element) -> list[str]:
+    """The JVM's proxy properties for the active proxies of Maven's settings (`<proxies>`): sbt,
+    its launcher and coursier read them (`-Dhttps.proxyHost=...`). Maven's `nonProxyHosts` has
+    the JVM's format already (`*.local|10.*`)."""
+    options = []
+    for proxy in settings.iter("proxy"):
+        if (proxy.findtext("active") or "true").strip() != "true":
+            continue
+        protocol = (proxy.findtext("protocol") or "http").strip()
+        options += [f"-D{protocol}.proxyHost={proxy.findtext('host')}",
+                    f"-D{protocol}.proxyPort={(proxy.findtext('port') or '80').strip()}"]
+        for key in ("username", "password"):
+            if proxy.findtext(key):
+                options.append(f"-D{protocol}.proxy{key.capitalize()}={proxy.findtext(key)}")
+        if proxy.findtext("nonProxyHosts"):
+            options.append(f"-Dhttp.nonProxyHosts={proxy.findtext('nonProxyHosts')}")
+    return options
+
+
+def credentials(settings: ET.Element, repo_id: str, url: str) -> str | None:
+    """Coursier's credentials line (`host user:password`) for the repository, from the `<server>`
+    of Maven's settings with the repository's id, if it has one."""
+    for server in settings.iter("server"):
+        if server.findtext("id") == repo_id and server.findtext("username"):
+            host = urllib.parse.urlparse(url).hostname
+            return f"{host} {server.findtext('username')}:{server.findtext('password') or ''}"
+    return None
+
+
 def write_repositories() -> str:
-    """build/sbt/repositories: the local Ivy repository and Maven's (sbt's launcher format)."""
-    repo_id, url = maven_repository()
+    """build/sbt/ from the machine's Maven setup: `repositories` (the local Ivy repository and
+    Maven's, in sbt's launcher format), `jvm-options` (its proxies) and, where Maven has a password
+    for the repository, `credentials` (coursier's format; readable by the owner only)."""
+    pom, settings = maven_setup()
+    repo_id, url = maven_repository(pom, settings)
     os.makedirs(SBT_DIR, exist_ok=True)
+    with open(JVM_OPTIONS, "w") as f:
+        f.write("".join(o + "\n" for o in proxy_options(settings)))
+    login = credentials(settings, repo_id, url)
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(CREDENTIALS)
+    if login:
+        with open(os.open(CREDENTIALS, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+            f.write(login + "\n")
     with open(REPOSITORIES, "w") as f:
         f.write(f"[repositories]\n  local\n  maven-{repo_id}: {url.rstrip('/')}/\n")
     return REPOSITORIES
@@ -105,9 +158,12 @@ def launcher() -> str:
 
 
 def command(args: list[str]) -> list[str]:
-    repositories = REPOSITORIES if os.path.exists(REPOSITORIES) else write_repositories()
+    repositories = REPOSITORIES if os.path.exists(REPOSITORIES) and os.path.exists(JVM_OPTIONS) \
+        else write_repositories()
+    with open(JVM_OPTIONS, encoding="utf-8") as f:
+        proxies = f.read().split()
     java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
-    return [java, "-Xms256m", "-Xmx2g", "-Xss4m",
+    return [java, "-Xms256m", "-Xmx2g", "-Xss4m", *proxies,
             f"-Dsbt.repository.config={repositories}", "-Dsbt.override.build.repos=true",
             "-Dsbt.server.forcestart=false", "-Dsbt.supershell=false", "-Dsbt.color=false",
             "-Dsbt.log.noformat=true", "-Dsbt.ci=true",
@@ -120,4 +176,9 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--repositories"]:  # only (re)write build/sbt/repositories
         print(write_repositories())
         sys.exit(0)
-    sys.exit(subprocess.run(command(sys.argv[1:]), cwd=ROOT).returncode)
+    cmd = command(sys.argv[1:])
+    env = None
+    if os.path.exists(CREDENTIALS):  # coursier reads `host user:password` lines from it
+        with open(CREDENTIALS, encoding="utf-8") as f:
+            env = {**os.environ, "COURSIER_CREDENTIALS": f.read().strip()}
+    sys.exit(subprocess.run(cmd, cwd=ROOT, env=env).returncode)
