@@ -121,7 +121,7 @@ object LateRowsTable {
     CheckpointFiles.read(writer.getFileSystem(session.sessionState.newHadoopConf()), writer).exists(_.trim == checkpoint)
   }
 
-    /**
+  /**
    * A table claimed ([[claim]]): its log, and whether the table named the checkpoint before (the
    * query wrote it in an earlier run; else it is new to the query, or was dropped and created
    * again since: its writer file went with it).
@@ -140,7 +140,7 @@ object LateRowsTable {
       val root = new Path(location)
       val fs = root.getFileSystem(session.sessionState.newHadoopConf())
       val writer = writerOf(location)
-            val claimedBefore = CheckpointFiles.read(fs, writer) match {
+      val claimedBefore = CheckpointFiles.read(fs, writer) match {
         case Some(owner) if owner.trim != checkpoint => WindowErrors.lateRowsTableInUse(name, owner.trim)
         case Some(_) => true
         case None =>
@@ -151,7 +151,7 @@ object LateRowsTable {
             WindowErrors.lateRowsTableUnsuitable(name,
               s"holds files no query wrote as its late rows (${others.sorted.take(3).mkString(", ")})")
           }
-                    fs.mkdirs(writer.getParent)
+          fs.mkdirs(writer.getParent)
           CheckpointFiles.write(fs, writer, checkpoint + "\n")
           false
       }
