@@ -1,15 +1,16 @@
 """The extension's side of the Kafka Streams comparison (kafka_side_by_side.py): sliding_window
 on the topic Kafka Streams read, in a process of its own with Spark's Kafka connector.
 
-Usage: python kafka_streams_spark_child.py BOOTSTRAP TOPIC SIZE_MS GRACE_MS WORKDIR CONNECTOR_JARS
+Usage: python kafka_streams_spark_child.py BOOTSTRAP TOPIC SIZE_MS GRACE_MS BATCH WORKDIR CONNECTOR_JARS
 
 The topic's records as Kafka Streams reads them: key = group, value = JSON {"key", "ts", "id",
 "v"}, record timestamp = event time, read as the source's `timestamp` column. The query is the
 topology's: `withWatermark(timestamp, grace)`, `sliding_window(timestamp, size)`, count and sum,
-append mode (emit on window close), `availableNow` a few dozen records per micro-batch, the
+append mode (emit on window close), `availableNow` BATCH records per micro-batch, the
 late-rows table configured. Prints one JSON object: the windows ({"key", "start", "end" in µs
 since the epoch, both inclusive, "n", "sum", "ids"}), the rows dropped by the watermark
-(numRowsDroppedByWatermark, summed over the micro-batches) and the ids in the late-rows table."""
+(numRowsDroppedByWatermark, summed over the micro-batches) and the late-rows table's rows: [id,
+the watermark it was late for, in ms]."""
 import json
 import os
 import sys
@@ -24,7 +25,7 @@ VALUE = "key STRING, ts BIGINT, id BIGINT, v BIGINT"
 
 
 def main() -> None:
-    bootstrap, topic, size_ms, grace_ms, work, jars = sys.argv[1:7]
+    bootstrap, topic, size_ms, grace_ms, batch, work, jars = sys.argv[1:8]
     spark = (swa.configure(SparkSession.builder.master("local[2]").config("spark.jars", jars))
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "2")
@@ -35,7 +36,7 @@ def main() -> None:
     spark.sparkContext.setLogLevel("ERROR")
     records = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", bootstrap)
                .option("subscribe", topic).option("startingOffsets", "earliest")
-               .option("maxOffsetsPerTrigger", 60).load()
+               .option("maxOffsetsPerTrigger", int(batch)).load()
                .select(F.col("key").cast("string").alias("key"), "timestamp",
                        F.from_json(F.col("value").cast("string"), VALUE).alias("value")))
     # SlidingWindows.ofTimeDifferenceAndGrace(ofMillis(size), ofMillis(grace))
@@ -52,7 +53,8 @@ def main() -> None:
     print(json.dumps({
         "windows": [dict(r.asDict(), ids=sorted(r.ids)) for r in emitted],
         "dropped": sum(op.get("numRowsDroppedByWatermark", 0) for p in progress for op in p["stateOperators"]),
-        "late_rows": sorted(r.id for r in spark.read.table("late_rows").select("value.id").collect()),
+        "late_rows": sorted([r.id, r.watermark] for r in spark.read.table("late_rows")
+                            .selectExpr("value.id AS id", "unix_millis(late_watermark) AS watermark").collect()),
         "batches": len([p for p in progress if p["numInputRows"] > 0]),
     }))
     spark.stop()
