@@ -20,6 +20,8 @@ import sys
 import tempfile
 from typing import List
 
+import pyspark
+
 SUPPORT = os.path.dirname(os.path.abspath(__file__))
 if SUPPORT not in sys.path:
     sys.path.insert(0, SUPPORT)
@@ -57,7 +59,7 @@ def records() -> List[dict]:
     first = min((r for r in out if r["key"] == "A" and r["ts"] >= 12_000 and not r["late"]), key=lambda r: r["ts"])
     at = next(i for i, r in enumerate(out) if r["ts"] > first["ts"] + SIZE_MS + 1 and not r["late"])
     out.insert(at, {"key": "A", "ts": first["ts"] + SIZE_MS + 1, "v": 1, "late": False})
-    before, before_that = (max(r["ts"] for r in out[:n]) for n in (PARTLY_AT, PARTLY_AT - BATCH))
+    before_that = max(r["ts"] for r in out[:PARTLY_AT - BATCH])  # the latest time before the micro-batch before
     out.insert(PARTLY_AT, {"key": "C", "ts": before_that - GRACE_MS - 500, "v": 7, "late": True, "partly": True})
     out.append({"key": END_KEY, "ts": max(r["ts"] for r in out) + SIZE_MS + GRACE_MS + 10_000, "v": 0, "late": False})
     return [{"partly": False, **r, "id": i, "ts": BASE_MS + r["ts"]} for i, r in enumerate(out)]
@@ -71,7 +73,6 @@ def run(folder: str, broker: KafkaBroker) -> dict:
         f.writelines(json.dumps({k: r[k] for k in ("key", "ts", "id", "v")}) + "\n" for r in rows)
     kafka, kafka_dropped = kafka_streams_app.sliding_windows(broker.bootstrap, TOPIC, path, SIZE_MS, GRACE_MS,
                                                              os.path.join(folder, "kafka-streams"))
-    import pyspark
     jars = maven_classpath.spark_kafka_connector(pyspark.__version__,
                                                  os.path.join(os.path.dirname(pyspark.__file__), "jars"))
     result = subprocess.run([sys.executable, os.path.join(SUPPORT, "kafka_streams_spark_child.py"), broker.bootstrap,
