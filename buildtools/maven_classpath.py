@@ -21,6 +21,10 @@ FOLDER = os.path.join(ROOT, "build", "maven")
 # A Kafka broker (KRaft, no ZooKeeper) for the tests' topics, with a logger of its own.
 KAFKA_BROKER = ["org.apache.kafka:kafka_2.13:4.1.2", "org.slf4j:slf4j-simple:1.7.36"]
 
+# Kafka Streams, for the side-by-side comparison of docs/kafka-migration.md: the broker's version. It
+# runs in a JVM of its own (Spark's classpath carries kafka-clients 3.x, kafka-streams 4.x wants 4.x).
+KAFKA_STREAMS = ["org.apache.kafka:kafka-streams:4.1.2", "org.slf4j:slf4j-simple:1.7.36"]
+
 # Spark's Kafka connector per Spark minor version: the newest patch of it the project's machines are
 # served (project/CrossSparkVersions.scala's mavenVersion). Spark 4.3's is not served: its
 # connector is 4.2's, which reads and writes topics on 4.3 as on 4.2.
@@ -70,7 +74,14 @@ def beside(jars: List[str], spark_jars: str) -> List[str]:
     return [j for j in jars if artifact(j) not in have]
 
 
-SETS: Dict[str, List[str]] = {"kafka-broker": KAFKA_BROKER}
+def spark_kafka_connector(spark_version: str, spark_jars: str) -> List[str]:
+    """The jars to add to Spark `spark_version`'s (whose jars folder is `spark_jars`) for its
+    Kafka connector: the connector's runtime tree less what Spark has."""
+    minor = ".".join(spark_version.split(".")[:2])
+    return beside(classpath(f"kafka-connector-{minor}", [KAFKA_CONNECTOR[minor]]), spark_jars)
+
+
+SETS: Dict[str, List[str]] = {"kafka-broker": KAFKA_BROKER, "kafka-streams": KAFKA_STREAMS}
 
 if __name__ == "__main__":
     print(os.pathsep.join(classpath(sys.argv[1], SETS[sys.argv[1]])))

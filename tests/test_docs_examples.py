@@ -15,6 +15,8 @@ from contextlib import redirect_stdout
 
 import pytest
 
+from documented_output import documented_output, normalize
+
 pytestmark = pytest.mark.slow  # processes, servers or long runs: `make test` only
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,21 +34,6 @@ PAGES = [
     ("idle_timeout.py", "streaming.md"),
     ("python_aggregates.py", "python-aggregates.md"),
 ]
-
-
-def documented_output(page: str, source: str) -> str:
-    """The output blocks of `page` (a path from the repository's root) marked
-    `<!-- output: <source> -->`: a script of docs/examples/ or a README example."""
-    with open(os.path.join(ROOT, page)) as f:
-        text = f.read()
-    marker = re.escape(f"<!-- output: {source} -->")
-    blocks = re.findall(marker + r"\s*\n```[a-z]*\n(.*?)\n```", text, flags=re.S)
-    assert blocks, f"{page} has no output block of {source}"
-    return "\n".join(blocks)
-
-
-def normalize(text: str) -> list:
-    return [line.rstrip() for line in text.splitlines() if line.strip()]
 
 
 def load(script: str):
