@@ -32,6 +32,18 @@ KAFKA_CONNECTOR = {
     "4.3": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0",
 }
 
+# Delta Lake per Spark minor version: since Delta 4.1 one artifact per Spark (delta-spark_<minor>_2.13).
+# None for Spark 4.3: the machine's repository serves no Delta build for it, and 4.2's fails
+# MERGE there (NoSuchMethodError on LogicalRDD's constructor).
+DELTA = {
+    "3.5": "io.delta:delta-spark_2.12:3.3.3",
+    "4.0": "io.delta:delta-spark_4.0_2.13:4.4.0",
+    "4.1": "io.delta:delta-spark_4.1_2.13:4.4.0",
+    "4.2": "io.delta:delta-spark_4.2_2.13:4.4.0",
+}
+DELTA_MISSING = {"4.3": "no Delta Lake build for Spark 4.3 on the machine's Maven repository "
+                        "(Delta 4.4.0 for Spark 4.2 fails MERGE on 4.3)"}
+
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
 <groupId>local</groupId><artifactId>{name}</artifactId><version>0</version><packaging>pom</packaging>
 <dependencies>{dependencies}</dependencies></project>
@@ -68,6 +80,11 @@ def beside(jars: List[str], spark_jars: str) -> List[str]:
     """`jars` less those Spark's jars folder has already, in any version (Scala, Hadoop, ...)."""
     have = {artifact(j) for j in os.listdir(spark_jars) if j.endswith(".jar")}
     return [j for j in jars if artifact(j) not in have]
+
+
+def spark_jars(name: str, coordinates: List[str], spark_jars: str) -> str:
+    """`coordinates`' jars that Spark's jars folder lacks, comma separated for `spark.jars`."""
+    return ",".join(beside(classpath(name, coordinates), spark_jars))
 
 
 SETS: Dict[str, List[str]] = {"kafka-broker": KAFKA_BROKER}
