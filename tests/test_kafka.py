@@ -40,8 +40,6 @@ def connector_jars() -> str:
 
 
 def delta_jars() -> str:
-    if MINOR not in maven_classpath.DELTA:
-        pytest.skip(maven_classpath.DELTA_MISSING[MINOR])
     return maven_classpath.spark_jars(f"delta-{MINOR}", [maven_classpath.DELTA[MINOR]], SPARK_JARS)
 
 
@@ -200,7 +198,9 @@ def test_every_window_kind_after_a_kill_9_of_the_driver(broker, tmp_path):
     check_kinds(rows, out, exactly_once=False)
 
 
+@pytest.mark.slow
 @pytest.mark.every_spark
+@pytest.mark.skipif(MINOR not in maven_classpath.DELTA, reason=maven_classpath.DELTA_MISSING.get(MINOR, ""))
 def test_sliding_windows_upserted_into_delta_once_after_a_kill_9(broker, tmp_path):
     """Update-mode sliding windows from a topic, upserted with MERGE into a Delta table by group
     key and window bounds. The driver is killed (-9) after a micro-batch's MERGE and before Spark
