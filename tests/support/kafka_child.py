@@ -20,8 +20,8 @@ checkpoint (WORKDIR/chk-<kind>), --per-trigger records per micro-batch (150 by d
 --rows first writes FILE's rows (JSON lines) to `events`, keyed by `k`. --close sets
 closeAtEndOfInput (every window emitted at the end of the input). --kill-at N SIGKILLs the
 driver (this process and its JVM, the process group the test started) mid-stream: with the
-Kafka sink while micro-batch N (or a later one) of the first kind runs, planned (its offsets
-logged) and not committed,
+Kafka sink while micro-batch N of the first kind writes (or, if it commits first, as N + 1
+starts),
 with the Delta sink once micro-batch N is merged, before Spark logs its commit. --report prints,
 as one JSON object per kind, the rows read back from the sink, those of the same query in batch
 over the topic's rows (trailing windows: Spark's own Window), each row's partition and offset,
@@ -79,21 +79,30 @@ def kill_driver() -> None:
     os.killpg(os.getpgid(0), signal.SIGKILL)
 
 
-def kill_when_planned(checkpoint: str, batch: int) -> None:
-    """Kills the driver a moment after micro-batch `batch` (or, if it has committed by then, a later
-    one) is planned and before it commits: in the middle of its run."""
+def kill_while_writing(spark, checkpoint: str, batch: int) -> None:
+    """Kills the driver while micro-batch `batch` writes, before it commits: once one task of a
+    running stage of `spark.sql.shuffle.partitions` tasks (the stateful operator's, which writes
+    to the sink) has finished, so that some of its rows are in the sink. If the micro-batch
+    commits first, the next one is killed once it is planned."""
+    tracker, tasks = spark.sparkContext.statusTracker(), int(spark.conf.get("spark.sql.shuffle.partitions"))
+
     def logged(log: str, n: int) -> bool:
         return os.path.exists(os.path.join(checkpoint, log, str(n)))
 
+    def written() -> bool:
+        stages = filter(None, map(tracker.getStageInfo, tracker.getActiveStageIds()))
+        return any(s.numTasks == tasks and s.numCompletedTasks > 0 for s in stages)
+
     def watch():
-        n = batch
-        while True:
-            while not logged("offsets", n):
-                time.sleep(0.02)
-            time.sleep(0.3)
-            if not logged("commits", n):
+        while not logged("offsets", batch):
+            time.sleep(0.02)
+        while not logged("commits", batch):
+            if written():
                 kill_driver()
-            n += 1
+            time.sleep(0.01)
+        while not logged("offsets", batch + 1):
+            time.sleep(0.02)
+        kill_driver()
     threading.Thread(target=watch, daemon=True).start()
 
 
@@ -164,7 +173,7 @@ def main() -> None:
     for kind in kinds:
         checkpoint = os.path.join(work, f"chk-{kind}")
         if args.kill_at is not None and args.sink == "kafka" and not queries:
-            kill_when_planned(checkpoint, args.kill_at)
+            kill_while_writing(spark, checkpoint, args.kill_at)
         out = windows(events.withWatermark("ts", DELAY), kind)
         if args.sink == "kafka":
             key = "CAST(id AS STRING)" if kind == "trailing" else "k"
