@@ -36,6 +36,18 @@ KAFKA_CONNECTOR = {
     "4.3": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0",
 }
 
+# Delta Lake per Spark minor version: since Delta 4.1 one artifact per Spark (delta-spark_<minor>_2.13).
+# None for Spark 4.3: the machine's repository serves no Delta build for it, and 4.2's fails
+# MERGE there (NoSuchMethodError on LogicalRDD's constructor).
+DELTA = {
+    "3.5": "io.delta:delta-spark_2.12:3.3.3",
+    "4.0": "io.delta:delta-spark_4.0_2.13:4.4.0",
+    "4.1": "io.delta:delta-spark_4.1_2.13:4.4.0",
+    "4.2": "io.delta:delta-spark_4.2_2.13:4.4.0",
+}
+DELTA_MISSING = {"4.3": "no Delta Lake build for Spark 4.3 on the machine's Maven repository "
+                        "(Delta 4.4.0 for Spark 4.2 fails MERGE on 4.3)"}
+
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
 <groupId>local</groupId><artifactId>{name}</artifactId><version>0</version><packaging>pom</packaging>
 <dependencies>{dependencies}</dependencies></project>
@@ -74,11 +86,14 @@ def beside(jars: List[str], spark_jars: str) -> List[str]:
     return [j for j in jars if artifact(j) not in have]
 
 
-def spark_kafka_connector(spark_version: str, spark_jars: str) -> List[str]:
-    """The jars to add to Spark `spark_version`'s (whose jars folder is `spark_jars`) for its
-    Kafka connector: the connector's runtime tree less what Spark has."""
-    minor = ".".join(spark_version.split(".")[:2])
-    return beside(classpath(f"kafka-connector-{minor}", [KAFKA_CONNECTOR[minor]]), spark_jars)
+def spark_jars(name: str, coordinates: List[str], spark_jars: str) -> str:
+    """`coordinates`' jars that Spark's jars folder lacks, comma separated for `spark.jars`."""
+    return ",".join(beside(classpath(name, coordinates), spark_jars))
+
+
+def kafka_connector(minor: str, spark_jars_folder: str) -> str:
+    """Spark's Kafka connector for Spark `minor` whose jars folder is `spark_jars_folder`, for `spark.jars`."""
+    return spark_jars(f"kafka-connector-{minor}", [KAFKA_CONNECTOR[minor]], spark_jars_folder)
 
 
 SETS: Dict[str, List[str]] = {"kafka-broker": KAFKA_BROKER, "kafka-streams": KAFKA_STREAMS}

@@ -152,12 +152,17 @@ def check_jars(text):
         yield m.start(), not ok and f"{name} is no jar the build makes ({S.jar_file_name(VERSIONS[-1])}, ...)"
 
 
+# Another project's extension that pages show beside this one in spark.sql.extensions.
+OTHER_EXTENSIONS = {"io.delta.sql.DeltaSparkSessionExtension"}
+
+
 def check_extension(text):
-    """The extension class, qualified or not, and any class given to spark.sql.extensions."""
+    """The extension class, qualified or not, and any class given to spark.sql.extensions (but
+    OTHER_EXTENSIONS)."""
     for m in re.finditer(r"\b(?:[a-z]\w*\.)+\w*SlidingWindow\w*Extensions?\b|(?<![\w.])SlidingWindow\w*Extensions?\b"
                          r"|spark\.sql\.extensions[\"']?\s*[=,]\s*[\"']?((?:[a-z]\w*\.)+[A-Z]\w*)", text):
         name, full = m.group(1) or m.group(), S.EXTENSION_CLASS
-        yield m.start(), name not in (full, full.rsplit(".", 1)[1]) and f"{name} is not {full}"
+        yield m.start(), name not in (full, full.rsplit(".", 1)[1], *OTHER_EXTENSIONS) and f"{name} is not {full}"
 
 
 def check_table_rows(text):

@@ -73,10 +73,10 @@ def run(folder: str, broker: KafkaBroker) -> dict:
         f.writelines(json.dumps({k: r[k] for k in ("key", "ts", "id", "v")}) + "\n" for r in rows)
     kafka, kafka_dropped = kafka_streams_app.sliding_windows(broker.bootstrap, TOPIC, path, SIZE_MS, GRACE_MS,
                                                              os.path.join(folder, "kafka-streams"))
-    jars = maven_classpath.spark_kafka_connector(pyspark.__version__,
-                                                 os.path.join(os.path.dirname(pyspark.__file__), "jars"))
+    jars = maven_classpath.kafka_connector(".".join(pyspark.__version__.split(".")[:2]),
+                                           os.path.join(os.path.dirname(pyspark.__file__), "jars"))
     result = subprocess.run([sys.executable, os.path.join(SUPPORT, "kafka_streams_spark_child.py"), broker.bootstrap,
-                             TOPIC, str(SIZE_MS), str(GRACE_MS), str(BATCH), os.path.join(folder, "spark"), ",".join(jars)],
+                             TOPIC, str(SIZE_MS), str(GRACE_MS), str(BATCH), os.path.join(folder, "spark"), jars],
                             capture_output=True, text=True, timeout=600, cwd=ROOT)
     if result.returncode != 0:
         raise RuntimeError(f"the Spark query failed:\n{result.stderr[-4000:]}")
