@@ -20,6 +20,8 @@ import sliding_window_agg as swa
 from kafka_broker import ROOT, KafkaBroker
 from buildtools import maven_classpath
 
+pytestmark = pytest.mark.xdist_group("kafka")  # one broker for the module
+
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "kafka_child.py")
 SIZE = timedelta(seconds=10)
 KINDS = ["sliding", "batch", "trailing"]
