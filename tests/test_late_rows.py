@@ -15,12 +15,14 @@ import os
 import uuid
 from typing import List
 
+import pyspark
 import pytest
 from pyspark.sql import functions as F
 
 import sliding_window_agg as swa
 
 import streaming_harness as sh
+from buildtools import maven_classpath
 import trailing_harness as th
 from error_conditions import query_failure
 from quiet_stream import explain_text
@@ -30,6 +32,8 @@ from streaming_harness import (CASE, DELAY_TEXT, FLUSH_KEY, ID, KEY, MS, SEC, TI
 
 LATE_CONF = "spark.sql.slidingWindow.lateRows.table"
 WATERMARKED = ["case", "k", "t", "v", "id", "ts"]  # the harness's stream, as its withWatermark returns it
+# The running Spark's minor version, whose Delta Lake build the Delta test uses (none for 4.3).
+DELTA_MINOR = ".".join(pyspark.__version__.split(".")[:2])
 METADATA = ["late_batch_id", "late_watermark", "late_operator", "late_operator_id", "late_reason"]
 
 
@@ -533,6 +537,49 @@ def test_killed_anywhere_every_late_row_is_written_once(spark, tmp_path):
     assert len(emitted) == len(set(emitted))
     kept = [e[ID] for f in files for e in f if e[KEY] != FLUSH_KEY]
     assert sorted(emitted + ids) == sorted(kept)
+
+
+@pytest.mark.slow
+@pytest.mark.every_spark
+@pytest.mark.skipif(DELTA_MINOR not in maven_classpath.DELTA, reason=maven_classpath.DELTA_MISSING.get(DELTA_MINOR, ""))
+def test_late_rows_streamed_into_a_delta_table_once_across_runs(spark, tmp_path):
+    """The late-rows table streamed into a Delta table (docs/streaming.md, "Late rows in a Delta
+    table"): two runs of the query, each followed by the copy; the Delta table holds every late
+    row of the micro-batches the checkpoint says ran, once, the second run's copy adding only
+    its own micro-batches' rows."""
+    import subprocess
+    import sys
+
+    jars = maven_classpath.spark_jars(f"delta-{DELTA_MINOR}", [maven_classpath.DELTA[DELTA_MINOR]],
+                                      os.path.join(os.path.dirname(pyspark.__file__), "jars"))
+    files = child_files()
+    source, checkpoint, warehouse = str(tmp_path / "in"), str(tmp_path / "chk"), str(tmp_path / "warehouse")
+    delta = str(tmp_path / "late_rows_delta")
+    half = len(files) // 2
+    for first, part in ((0, files[:half]), (half, files[half:])):
+        write_files(source, part, first=first)
+        result = subprocess.run([sys.executable, CHILD, source, checkpoint, warehouse, str(tmp_path / "out"),
+                                 "--delta", delta, jars], capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr[-3000:]
+        if first == 0:
+            copied = {r.id for r in spark.read.parquet(delta).collect()}  # Delta's files, as the first run left them
+    late = late_of_batches(files, checkpoint)
+    ids = [r.id for r in spark.read.parquet(os.path.join(warehouse, "late_rows")).collect()]
+    assert sorted(ids) == sorted(late) and len(late) > 5
+    # Read through Delta's log (its files are Parquet; the log says which are the table's).
+    log = sorted(n for n in os.listdir(os.path.join(delta, "_delta_log")) if n.endswith(".json"))
+    assert len(log) >= 2, log  # a Delta commit per run at least
+    in_delta = [r.id for f in log for r in delta_added_rows(spark, delta, f)]
+    assert len(in_delta) == len(set(in_delta)), "a late row twice in the Delta table"
+    assert set(in_delta) == late
+    assert copied and copied < late, "the first run's copy holds the first run's late rows only"
+
+
+def delta_added_rows(spark, table: str, commit: str) -> list:
+    """The rows of the files a Delta commit (`_delta_log/<n>.json`) adds."""
+    adds = [json.loads(line)["add"]["path"] for line in open(os.path.join(table, "_delta_log", commit))
+            if '"add"' in line]
+    return spark.read.parquet(*[os.path.join(table, p) for p in adds]).collect() if adds else []
 
 
 def test_a_micro_batch_after_a_kill_that_reads_two_files(spark, tmp_path, database):

@@ -1,7 +1,7 @@
 """A streaming trailing windows query with a late-rows table, run in its own process so that a
 test can kill it (tests/test_late_rows.py).
 
-Usage: python late_rows_child.py SOURCE CHECKPOINT WAREHOUSE OUTPUT [--fail-once]
+Usage: python late_rows_child.py SOURCE CHECKPOINT WAREHOUSE OUTPUT [--fail-once] [--delta PATH JARS]
 
 The trailing harness's query (trailing_harness.trailing_query) over the files of SOURCE
 (streaming_harness.write_files), run `availableNow` in append mode into a Parquet file sink at
@@ -12,6 +12,11 @@ process: the table is the one the checkpoint records.
 With --fail-once, Spark retries a failed task once (master `local[2,2]`), and the sink is a
 foreachBatch that reads each micro-batch's rows and then fails the first attempt of every task,
 after the operator has written its late rows and committed its state: the retry writes them again.
+
+With --delta PATH JARS (JARS: Delta Lake's, comma separated, for spark.jars), a second query then streams the late-rows table
+into the Delta table at PATH (Delta's own exactly-once sink, its checkpoint PATH_checkpoint), as
+docs/streaming.md's "Late rows in a Delta table" does: each run copies the late rows of the
+micro-batches committed since the last.
 """
 import sys
 
@@ -26,7 +31,14 @@ def main() -> None:
 
     source, checkpoint, warehouse, output = sys.argv[1:5]
     fail_once = "--fail-once" in sys.argv[5:]
-    spark = (swa.configure(SparkSession.builder.master("local[2,2]" if fail_once else "local[2]"))
+    delta, delta_jars = sys.argv[sys.argv.index("--delta") + 1:][:2] if "--delta" in sys.argv else (None, None)
+    builder = SparkSession.builder
+    if delta:  # Delta's extension and catalog, as Delta's users configure them; configure() adds ours
+        builder = (builder.config("spark.jars", delta_jars)
+                   .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+                   .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                   .config("spark.databricks.delta.snapshotPartitions", "2"))
+    spark = (swa.configure(builder.master("local[2,2]" if fail_once else "local[2]"))
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "3")
              .config("spark.sql.warehouse.dir", warehouse)
@@ -54,6 +66,14 @@ def main() -> None:
         writer = writer.format("parquet").option("path", output)
     query = writer.option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
     query.awaitTermination()
+    if delta:
+        spark.conf.unset("spark.sql.slidingWindow.lateRows.table")  # a query with windows would claim it
+        (spark.readStream.table("late_rows")
+         .writeStream.format("delta")
+         .option("checkpointLocation", delta + "_checkpoint")
+         .trigger(availableNow=True)
+         .start(delta)
+         .awaitTermination())
     spark.stop()
 
 
