@@ -70,7 +70,17 @@ def beside(jars: List[str], spark_jars: str) -> List[str]:
     return [j for j in jars if artifact(j) not in have]
 
 
-SETS: Dict[str, List[str]] = {"kafka-broker": KAFKA_BROKER}
+# ScalaTest, for the Scala test tree that buildtools/scala_build.py compiles into the test jar (the
+# version build.sbt's tests run with), of the Scala binary version of the Spark compiled against.
+SCALATEST_VERSION = "3.2.19"
+
+
+def scalatest(scala_binary: str) -> List[str]:
+    return [f"org.scalatest:scalatest_{scala_binary}:{SCALATEST_VERSION}"]
+
+
+SETS: Dict[str, List[str]] = {"kafka-broker": KAFKA_BROKER,
+                              "scalatest-2.12": scalatest("2.12"), "scalatest-2.13": scalatest("2.13")}
 
 if __name__ == "__main__":
     print(os.pathsep.join(classpath(sys.argv[1], SETS[sys.argv[1]])))

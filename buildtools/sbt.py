@@ -13,7 +13,10 @@ also for the repositories that dependencies' POMs declare (Spark's parent POM na
 its own that such a machine cannot reach).
 
 The launcher and the generated `repositories` file are kept in build/sbt/; what sbt downloads is
-cached where sbt keeps it for every build (~/.sbt/boot, ~/.cache/coursier), between runs.
+cached where sbt keeps it for every build (~/.sbt/boot, ~/.cache/coursier), between runs. Two runs
+in one checkout take turns (sbt keeps one build's state, target/ and project/target/, for one
+process at a time): `make test` runs the tests' sbt and the other Sparks' compiles
+(buildtools/spark_env.py --prepare) side by side.
 """
 from __future__ import annotations
 
@@ -25,6 +28,10 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+from buildtools.scala_build import exclusive  # noqa: E402
+
 SBT_DIR = os.path.join(ROOT, "build", "sbt")
 REPOSITORIES = os.path.join(SBT_DIR, "repositories")
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
@@ -104,6 +111,24 @@ def launcher() -> str:
     return jar
 
 
+# The Spark minor versions whose test jars (StreamTest) and Kafka connector the Maven repository
+# serves (project/CrossSparkVersions.scala's mavenVersion): their builds add them (-Decosystem).
+ECOSYSTEM_SPARKS = ("3.5", "4.0", "4.1", "4.2")
+
+
+def spark_arguments(minor: str, jars: str) -> list[str]:
+    """The build of one Spark against a Spark jars folder (pyspark's), with Spark's test kits where
+    they are served: the same for every run of that Spark, so that zinc finds the classes of the
+    run before fresh (buildtools/spark_env.py --prepare compiles them, tests/test_scala_unit.py tests)."""
+    return [f"-DsparkVersion={minor}", f"-DsparkJars={jars}", *(["-Decosystem"] if minor in ECOSYSTEM_SPARKS else [])]
+
+
+def run(args: list[str], **kwargs) -> subprocess.CompletedProcess:
+    """sbt with `args`, in the checkout, once no other run of this checkout's build is going on."""
+    with exclusive(os.path.join(ROOT, "target", "sbt")):
+        return subprocess.run(command(args), cwd=ROOT, **kwargs)
+
+
 def command(args: list[str]) -> list[str]:
     repositories = REPOSITORIES if os.path.exists(REPOSITORIES) else write_repositories()
     java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
@@ -120,4 +145,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--repositories"]:  # only (re)write build/sbt/repositories
         print(write_repositories())
         sys.exit(0)
-    sys.exit(subprocess.run(command(sys.argv[1:]), cwd=ROOT).returncode)
+    sys.exit(run(sys.argv[1:]).returncode)
