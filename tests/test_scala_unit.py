@@ -62,10 +62,12 @@ def summary(output: str) -> dict:
 
 
 def failures(output: str) -> str:
-    """The failed tests' lines and what follows each (name, message, where), for the assertion."""
+    """The first failed tests, each with its suite, its name and what follows it (the message,
+    where), for the assertion."""
     lines = output.splitlines()
     marks = [i for i, line in enumerate(lines) if "*** FAILED ***" in line or "*** ABORTED ***" in line]
-    return "\n".join("\n".join(lines[i:i + 12]) for i in marks[:5]) or output[-6000:]
+    suite = lambda i: next((lines[j] for j in range(i, -1, -1) if re.fullmatch(r"\[info\] \w+:", lines[j])), "")
+    return "\n".join("\n".join([suite(i), *lines[i:i + 12]]) for i in marks[:5]) or output[-6000:]
 
 
 def entries(jar: str) -> dict:
@@ -82,7 +84,7 @@ def test_scala_suites_pass_and_sbt_builds_the_packages_jar():
     result = sbt.run(sbt_arguments(minor, scala_build.spark_jars_dir()),
                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
     output = result.stdout
-    print(output[-20000:])
+    print(output)  # shown by pytest when the test fails
     found = summary(output)
     assert result.returncode == 0 and found["tests"] and found["tests"][1] == 0, failures(output)
 
