@@ -13,11 +13,9 @@ import fcntl
 import hashlib
 import importlib
 import os
-import subprocess
 import sys
 import tempfile
 import types
-import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE_DIR = os.path.join(ROOT, "python", "sliding_window_agg")
