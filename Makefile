@@ -5,8 +5,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 .PHONY: setup demo test test-fast docs bench wheel
 
 # Two tiers (docs/development.md, "Test tiers"). `make test-fast`, for every change: the tests
-# not marked slow, on Spark 4.3 (the Python tests without a JVM, the JUnit suites with the operator
-# harness, the integration tests on the shared session), in a few minutes.
+# not marked slow, on Spark 4.3 (the Python tests without a JVM, the ScalaTest suites with the operator
+# harness (run by sbt), the integration tests on the shared session), in a few minutes.
 # `make test` runs the whole suite on Spark 4.3, then the every_spark tests on each other
 # supported Spark, each in its own virtualenv (build/venvs/spark-X.Y, buildtools/spark_env.py).
 # The tests marked other_sparks_jars run last, on 4.3, with the jars those runs built.
@@ -20,17 +20,16 @@ OTHER_SPARKS := 3.5 4.0 4.1 4.2
 WORKERS ?= 2
 PYTEST_WORKERS := -n $(WORKERS) --dist loadgroup
 
-# JDK 17, JUnit 4 and Maven (which resolves sbt, Kafka and Spark's connector from the machine's
-# Maven repository) from Debian (apt-get, as root or with sudo), then the package, editable,
+# JDK 17 and Maven (which resolves sbt, ScalaTest, Kafka and Spark's connector and test jars from
+# the machine's Maven repository) from Debian (apt-get, as root or with sudo), then the package, editable,
 # with pyspark 4.3.0 and the test tools, and its jar for Spark 4.3 (rebuilt when a source changes).
 setup:
 	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq openjdk-17-jdk-headless; }
-	@[ -f /usr/share/java/junit4.jar ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq junit4; }
 	@command -v mvn >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq maven; }
 	$(PYTHON) -m pip install -q -e '.[spark,test]' 'pyspark[connect]==4.3.0' 'pandas>=2,<3' pyarrow
 	$(PYTHON) buildtools/scala_build.py > /dev/null
 
-# The demo needs a JDK, the package with pyspark and its jar: nothing of the tests' (no JUnit, no
+# The demo needs a JDK, the package with pyspark and its jar: nothing of the tests' (no Maven, no
 # test tools), and nothing on screen but the demo's own output and what pip must say.
 demo:
 	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless > /dev/null; }

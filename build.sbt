@@ -5,12 +5,12 @@
 // The Python package builds the same jar without a Maven repository (`pip install .`):
 // buildtools/scala_build.py compiles scala/src/main with the Scala compiler shipped in pyspark's
 // jars folder. Both builds compile the same sources with the same Scala, Spark and options, and
-// produce the same jar (tests/test_sbt_build.py compares them): the classes, the resources of
+// produce the same jar (tests/test_scala_unit.py compares them): the classes, the resources of
 // scala/src/main/resources and sliding-window-agg.properties, named
 // sliding-window-agg_<spark minor>_<scala binary>.jar, in target/.
 //
 //   python3 buildtools/sbt.py package   # the jar
-//   python3 buildtools/sbt.py test      # the JUnit suites under scala/src/test/scala
+//   python3 buildtools/sbt.py test      # the ScalaTest suites under scala/src/test/scala
 //
 // The jar has no dependencies of its own (Spark is provided at run time), so no assembly is needed.
 
@@ -35,6 +35,23 @@ val sparkVersion = spark.fullVersion
 val sparkJarsFolder: Option[File] =
   sys.props.get("sparkJars").orElse(sys.env.get("SWA_SPARK_JARS")).map(file)
 val mavenSpark: Option[String] = spark.mavenVersion
+// The artifacts of that folder (spark-core_2.13, scala-library, ...): the test classpath takes them
+// from there alone, not in the versions the Maven dependencies below would pull.
+val sparkJarArtifacts: Set[String] = sparkJarsFolder.toSeq.flatMap(d => Option(d.list).toSeq.flatten)
+  .filter(_.endsWith(".jar")).map(artifactOf).toSet
+def artifactOf(jar: String): String = jar.replaceFirst("""-\d[\w.\-]*\.jar$""", "")
+// With -Decosystem (Spark 3.5, 4.0, 4.1 and 4.2; 4.3 has none served): Spark's test kits
+// (StreamTest, SharedSparkSession) and its Kafka connector, from the Maven repository at
+// mavenVersion. Against -DsparkJars the test jars come alone: their dependencies are Spark's own,
+// which that folder has in the tested patch.
+val ecosystem: Seq[ModuleID] = if (!sys.props.contains("ecosystem")) Nil else mavenSpark.toSeq.flatMap { v =>
+  def testKit(m: ModuleID) = if (sparkJarsFolder.isDefined) m.intransitive() else m
+  Seq(
+    testKit("org.apache.spark" %% "spark-core"     % v % Test classifier "tests"),
+    testKit("org.apache.spark" %% "spark-catalyst" % v % Test classifier "tests"),
+    testKit("org.apache.spark" %% "spark-sql"      % v % Test classifier "tests"),
+    "org.apache.spark" %% "spark-sql-kafka-0-10" % (if (v.startsWith("3.5")) "3.5.7" else v) % Test)
+}
 
 lazy val root = (project in file("."))
   .settings(
@@ -60,20 +77,15 @@ lazy val root = (project in file("."))
         // Provided: on the Compile and Test classpaths, not a dependency of the published jar.
         "org.apache.spark" %% "spark-sql" % mavenSpark.getOrElse(sys.error(
           s"Spark $sparkVersion is not served by the Maven repository: pass -DsparkJars=<pyspark>/jars")) % Provided)
-    }) ++ Seq(
-      "junit"            %  "junit"           % "4.13.2"     % Test,
-      "com.github.sbt"   %  "junit-interface" % "0.13.3"     % Test,
-      "org.scalatest"    %% "scalatest"       % "3.2.19"     % Test
-    ) ++ (if (sys.props.contains("ecosystem")) mavenSpark.toSeq.flatMap { v => Seq(
-      // With -Decosystem: Spark's test kits and its Kafka connector (resolved; no suite uses them yet).
-      "org.apache.spark" %% "spark-core"           % v % Test classifier "tests",
-      "org.apache.spark" %% "spark-catalyst"       % v % Test classifier "tests",
-      "org.apache.spark" %% "spark-sql"            % v % Test classifier "tests",
-      "org.apache.spark" %% "spark-sql-kafka-0-10" % (if (v.startsWith("3.5")) "3.5.7" else v) % Test)
-    } else Nil),
+    }) ++ Seq("org.scalatest" %% "scalatest" % "3.2.19" % Test) ++ ecosystem,
     Compile / unmanagedJars ++= sparkJarsFolder.toSeq.flatMap(d => (d * "*.jar").classpath),
     // Spark's jars are provided at run time: not packaged, not in the published POM.
     Test / unmanagedJars ++= sparkJarsFolder.toSeq.flatMap(d => (d * "*.jar").classpath),
+    // Of the Maven jars, those the folder has not (Spark's test jars, named *-tests.jar, are kept).
+    Test / managedClasspath := (Test / managedClasspath).value.filter { jar =>
+      val name = jar.data.getName
+      name.endsWith("-tests.jar") || !sparkJarArtifacts(artifactOf(name))
+    },
 
     // Same options as buildtools/scala_build.py.
     // Spark 3.5 clusters may run Java 8: its jar targets Java 8 bytecode.
@@ -97,6 +109,8 @@ lazy val root = (project in file("."))
     Test / fork := true,
     Test / javaOptions ++= Seq(
       "-Xmx2g",
+      // C1 only: the suites take a quarter less CPU (as the tests' other JVMs, tests/conftest.py).
+      "-XX:TieredStopAtLevel=1",
       "-XX:+IgnoreUnrecognizedVMOptions",
       "--add-opens=java.base/java.lang=ALL-UNNAMED",
       "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
@@ -115,6 +129,10 @@ lazy val root = (project in file("."))
       "-Djdk.reflect.useDirectMethodHandle=false",
       "-Dio.netty.tryReflectionSetAccessible=true"
     ),
+    // The suites' own settings given to sbt (-Dswa.harness.streams=4, -Dswa.properties.scale=0.25,
+    // -Dswa.harness.seed=S: HarnessProperty, PropertyCases), for their JVM.
+    Test / javaOptions ++= sys.props.toSeq.sorted.collect { case (k, v) if k.startsWith("swa.") => s"-D$k=$v" },
     Test / parallelExecution := false,
-    Test / testOptions += Tests.Argument(TestFrameworks.JUnit, "-v", "-a")
+    // Each test's name and duration as it ends, and a failure's full stack trace and message.
+    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
   )

@@ -2,7 +2,7 @@
 
 A JVM that starts Spark loads about 15,000 classes from Spark's jars: reading, verifying and
 linking them is most of the CPU of a session's start, and the suite starts dozens of JVMs (each
-worker's session, the children's, `spark-sql`, Connect servers, pipelines, the JUnit run). A
+worker's session, the children's, `spark-sql`, Connect servers, pipelines, the Scala suites' JVM). A
 dynamic archive (`-XX:ArchiveClassesAtExit`) keeps those classes as the JVM laid them out in
 memory; a JVM started with `-XX:SharedArchiveFile` maps them instead of loading them, and takes
 about 40% less CPU to start a session and run its first queries.
@@ -14,8 +14,8 @@ JDK, the Spark jars and the JVM options. Classes of the extension are loaded by 
 class loader (`spark.jars`) and are not archived: a rebuilt jar changes nothing here.
 
 A JVM uses the archive only while its class path starts with the one the archive was made with
-(the one spark-submit gives a driver): every JVM that spark-submit starts, not the JUnit run
-(whose time is the suites' work, not their start). Where a JVM cannot use it (another JDK, a
+(the one spark-submit gives a driver): every JVM that spark-submit starts, not the Scala suites'
+JVM (whose time is the suites' work, not their start). Where a JVM cannot use it (another JDK, a
 changed jar), it starts without it, as fast as before: `-Xlog:cds*=off` keeps its warning out
 of the output the tests read.
 """

@@ -96,7 +96,17 @@ def kafka_connector(minor: str, spark_jars_folder: str) -> str:
     return spark_jars(f"kafka-connector-{minor}", [KAFKA_CONNECTOR[minor]], spark_jars_folder)
 
 
-SETS: Dict[str, List[str]] = {"kafka-broker": KAFKA_BROKER, "kafka-streams": KAFKA_STREAMS}
+# ScalaTest, for the Scala test tree that buildtools/scala_build.py compiles into the test jar (the
+# version build.sbt's tests run with), of the Scala binary version of the Spark compiled against.
+SCALATEST_VERSION = "3.2.19"
+
+
+def scalatest(scala_binary: str) -> List[str]:
+    return [f"org.scalatest:scalatest_{scala_binary}:{SCALATEST_VERSION}"]
+
+
+SETS: Dict[str, List[str]] = {"kafka-broker": KAFKA_BROKER, "kafka-streams": KAFKA_STREAMS,
+                              "scalatest-2.12": scalatest("2.12"), "scalatest-2.13": scalatest("2.13")}
 
 if __name__ == "__main__":
     print(os.pathsep.join(classpath(sys.argv[1], SETS[sys.argv[1]])))

@@ -6,8 +6,8 @@ made strict, a field dropped, an argument order swapped. For each, the script co
 runs the fast tier in the copy and records whether it failed (the defect is caught) and which test
 failed first. It then prints a table, and exits with status 1 if a defect was missed.
 
-The fast tier runs in stages, each stopping at its first failure: the JUnit suites
-(tests/test_scala_unit.py, which compiles the planted jar and fails soonest), then the test
+The fast tier runs in stages, each stopping at its first failure: the ScalaTest suites
+(tests/test_scala_unit.py, which compiles the planted sources with sbt and fails soonest), then the test
 module that the defect's entry names as the one expected to catch it, then the rest of the tier.
 A defect is caught when any stage fails; the table says by which test.
 
@@ -37,7 +37,7 @@ from typing import List, Optional, Sequence
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCALA = "scala/src/main/scala/org/apache/spark/sql/slidingwindow/"
-JUNIT = "tests/test_scala_unit.py"
+SCALA_SUITES = "tests/test_scala_unit.py"
 # The test that checks this list against the sources: in a planted copy, it would fail on the
 # planted file itself, and catch every defect for nothing. It skips there (PLANTED_ENV is set).
 SELF_TEST = "tests/test_planted_defects.py"
@@ -56,7 +56,7 @@ class Defect:
     file: str  # relative to the checkout
     old: str  # found exactly once in `file`
     new: str
-    caught_by: str  # the test module expected to catch it (run right after the JUnit suites)
+    caught_by: str  # the test module expected to catch it (run right after the Scala suites)
 
 
 DEFECTS: List[Defect] = [
@@ -66,13 +66,13 @@ DEFECTS: List[Defect] = [
            SCALA + "windows/SlidingWindowSweep.scala",
            "if (hasPrevious && closeThrough(time - 1, sink, budget)) return false",
            "if (hasPrevious && closeThrough(time, sink, budget)) return false",
-           JUNIT),
+           SCALA_SUITES),
     Defect("sweep-right-window-start",
            "a time's right window starts at the time instead of 1 µs after it",
            SCALA + "windows/SlidingWindowSweep.scala",
            "if (gap > 0 && gap - 1 <= sizeMicros) rightStarts.add(previous + 1)",
            "if (gap > 0 && gap - 1 <= sizeMicros) rightStarts.add(previous)",
-           JUNIT),
+           SCALA_SUITES),
     # Batch windows.
     Defect("batch-stream-time-goes-back",
            "batch_window's stream time follows an out-of-order row back: it reopens an earlier window",
@@ -86,32 +86,32 @@ DEFECTS: List[Defect] = [
            SCALA + "aggregation/TwoStacks.scala",
            "if (front.topTime < time) front.pop() else more = false",
            "if (front.topTime <= time) front.pop() else more = false",
-           JUNIT),
+           SCALA_SUITES),
     Defect("merge-partials-order",
            "imperative and typed aggregates merge two partials newer first (collect_list out of order)",
            SCALA + "aggregation/AggregateBuffers.scala",
            "      assign(scratch, older)\n      merge(scratch, newer)\n",
            "      assign(scratch, newer)\n      merge(scratch, older)\n",
-           JUNIT),
+           SCALA_SUITES),
     # State format 2 of sliding windows.
     Defect("record-codec-drops-indexed",
            "a group's record is written without its `indexed` field (read back as 0)",
            SCALA + "state/sliding/GroupRecordCodec.scala",
            "    Platform.putLong(bytes, base + 8, record.indexed)\n",
            "",
-           JUNIT),
+           SCALA_SUITES),
     Defect("chunk-boundary",
            "a read from the last time of a chunk does not load that chunk (`>` for `>=`)",
            SCALA + "state/sliding/RecordChunks.scala",
            "if (before != null && before.getValue.last >= from) loadChunk(kind, before.getKey)",
            "if (before != null && before.getValue.last > from) loadChunk(kind, before.getKey)",
-           JUNIT),
+           SCALA_SUITES),
     Defect("time-rows-higher-index",
            "TimeRows.higherIndex returns the row at the time itself, not the one after it",
            SCALA + "state/sliding/TimeRows.scala",
            "if (time == Long.MaxValue) count else ceilingIndex(time + 1)",
            "if (time == Long.MaxValue) count else ceilingIndex(time)",
-           JUNIT),
+           SCALA_SUITES),
     # Trailing frames and their state.
     Defect("trailing-frame-bound",
            "a trailing frame RANGE BETWEEN s PRECEDING drops the rows exactly s before (bound off by 1 µs)",
@@ -130,20 +130,20 @@ DEFECTS: List[Defect] = [
            SCALA + "stored/StoredStack.scala",
            "val chunk = chunks.take(group, id, chunkCount)",
            "val chunk = chunks.take(group, id, 0)",
-           JUNIT),
+           SCALA_SUITES),
     Defect("trailing-late-at-watermark",
            "a trailing row exactly at the watermark for late rows is kept (and emitted) instead of dropped",
            SCALA + "state/trailing/PendingParts.scala",
            "if (t <= lateMicros) late.add(row, t)",
            "if (t < lateMicros) late.add(row, t)",
-           JUNIT),
+           SCALA_SUITES),
     # Watermarks, restarts and idle close.
     Defect("late-at-watermark",
            "a sliding or batch window row exactly at the watermark for late rows is not late",
            SCALA + "execution/StreamingWindowsProcessor.scala",
            "else if (row.getLong(timeOrdinal) <= late) { lateRows.add(row, row.getLong(timeOrdinal)); false }",
            "else if (row.getLong(timeOrdinal) < late) { lateRows.add(row, row.getLong(timeOrdinal)); false }",
-           JUNIT),
+           SCALA_SUITES),
     Defect("previous-batch-windows-again",
            "append mode emits again the windows that end exactly at the previous micro-batch's watermark",
            SCALA + "execution/AppendVisits.scala",
@@ -155,32 +155,32 @@ DEFECTS: List[Defect] = [
            SCALA + "state/sliding/RecordCache.scala",
            "if (token != 0L && entry.token == token) entry.cache.get else null",
            "if (token != 0L) entry.cache.get else null",
-           JUNIT),
+           SCALA_SUITES),
     Defect("idle-clock-goes-back",
            "the idle clock's eviction watermark forgets the previous micro-batch's: it can move backwards",
            SCALA + "idle/IdleClock.scala",
            "evictionMs = Seq(sparkEvictionMs, before, idle, atEnd).max,",
            "evictionMs = Seq(sparkEvictionMs, idle, atEnd).max,",
-           JUNIT),
+           SCALA_SUITES),
     # Late rows as data.
     Defect("late-rows-published-before-commit",
            "a late-rows table publishes a micro-batch's files before the micro-batch has committed",
            SCALA + "late/LateRowsLog.scala",
            "while (batch <= upTo && committed(batch)) {",
            "while (batch <= upTo) {",
-           JUNIT),
+           SCALA_SUITES),
     Defect("late-rows-of-an-earlier-attempt-kept",
            "a micro-batch run again publishes the files an earlier attempt of it left",
            SCALA + "late/LateRowsLog.scala",
            "    fs.delete(LateRowsLog.stagingOf(location, batch), true)\n    if (restarted) {",
            "    if (restarted) {",
-           JUNIT),
+           SCALA_SUITES),
     Defect("late-rows-data-of-a-killed-run-kept",
            "a run's first micro-batch keeps the data files a killed attempt of it left (a partition may hold other rows)",
            SCALA + "late/LateRowsLog.scala",
            "filter(_.getPath.getName.startsWith(prefix))",
            "filter(_.getPath.getName.startsWith(prefix + \"-\"))",
-           JUNIT),
+           SCALA_SUITES),
 ]
 
 
@@ -240,9 +240,9 @@ def plant(defect: Defect, root: str) -> None:
 def stages(defect: Defect, command: Optional[str]) -> List[List[str]]:
     if command:
         return [["bash", "-c", command]]
-    runs = [PYTEST + [JUNIT]]
-    ignored = [JUNIT, SELF_TEST]
-    if defect.caught_by != JUNIT:
+    runs = [PYTEST + [SCALA_SUITES]]
+    ignored = [SCALA_SUITES, SELF_TEST]
+    if defect.caught_by != SCALA_SUITES:
         runs.append(PYTEST + WORKERS + [defect.caught_by])
         ignored.append(defect.caught_by)
     runs.append(PYTEST + WORKERS + [f"--ignore={p}" for p in ignored] + ["tests"])
@@ -251,14 +251,20 @@ def stages(defect: Defect, command: Optional[str]) -> List[List[str]]:
 
 # pytest's summary line: FAILED <node id, whose parameters may hold spaces>[ - <message>]
 _FAILED = re.compile(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", re.M)
-_JUNIT_FAILURE = re.compile(r"^\d+\) (\S+)\(([\w.$]+)\)", re.M)
+# ScalaTest's report through sbt (-oDF): "[info] TwoStacksSuite:", then "[info] - <test> *** FAILED ***",
+# or a suite that could not run: "... with class name: <class> *** ABORTED ***".
+_SUITE = re.compile(r"^\[info\] (\w+):$", re.M)
+_SCALATEST_FAILURE = re.compile(r"^\[info\] - (.+?) \*\*\* FAILED \*\*\*|class name: ([\w.$]+) \*\*\* ABORTED \*\*\*", re.M)
 
 
 def first_failure(output: str) -> str:
-    """The first test that failed: a JUnit suite's test (Suite.test) or a pytest node id."""
-    junit = _JUNIT_FAILURE.search(output)
-    if junit:
-        return f"{junit.group(2).rsplit('.', 1)[-1]}.{junit.group(1)} (JUnit)"
+    """The first test that failed: a ScalaTest suite's test (Suite: test) or a pytest node id."""
+    scalatest = _SCALATEST_FAILURE.search(output)
+    if scalatest:
+        if scalatest.group(2):
+            return f"{scalatest.group(2).rsplit('.', 1)[-1]} (ScalaTest, aborted)"
+        suites = _SUITE.findall(output, 0, scalatest.start())
+        return f"{suites[-1] if suites else '?'}: {scalatest.group(1)} (ScalaTest)"
     found = _FAILED.search(output)
     if found:
         return found.group(1)

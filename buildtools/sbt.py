@@ -17,7 +17,10 @@ repository's id gives coursier its login (COURSIER_CREDENTIALS).
 
 The launcher and the files generated from Maven's setup are kept in build/sbt/
 (`python3 buildtools/sbt.py --repositories` writes them again); what sbt downloads is
-cached where sbt keeps it for every build (~/.sbt/boot, ~/.cache/coursier), between runs.
+cached where sbt keeps it for every build (~/.sbt/boot, ~/.cache/coursier), between runs. Two runs
+in one checkout take turns (sbt keeps one build's state, target/ and project/target/, for one
+process at a time): `make test` runs the tests' sbt and the other Sparks' compiles
+(buildtools/spark_env.py --prepare) side by side.
 """
 from __future__ import annotations
 
@@ -31,6 +34,10 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+from buildtools.scala_build import exclusive  # noqa: E402
+
 SBT_DIR = os.path.join(ROOT, "build", "sbt")
 REPOSITORIES = os.path.join(SBT_DIR, "repositories")
 JVM_OPTIONS = os.path.join(SBT_DIR, "jvm-options")
@@ -157,6 +164,29 @@ def launcher() -> str:
     return jar
 
 
+# The Spark minor versions whose test jars (StreamTest) and Kafka connector the Maven repository
+# serves (project/CrossSparkVersions.scala's mavenVersion): their builds add them (-Decosystem).
+ECOSYSTEM_SPARKS = ("3.5", "4.0", "4.1", "4.2")
+
+
+def spark_arguments(minor: str, jars: str) -> list[str]:
+    """The build of one Spark against a Spark jars folder (pyspark's), with Spark's test kits where
+    they are served: the same for every run of that Spark, so that zinc finds the classes of the
+    run before fresh (buildtools/spark_env.py --prepare compiles them, tests/test_scala_unit.py tests)."""
+    return [f"-DsparkVersion={minor}", f"-DsparkJars={jars}", *(["-Decosystem"] if minor in ECOSYSTEM_SPARKS else [])]
+
+
+def run(args: list[str], **kwargs) -> subprocess.CompletedProcess:
+    """sbt with `args`, in the checkout, once no other run of this checkout's build is going on."""
+    cmd = command(args)  # writes build/sbt/ from Maven's setup where it is missing
+    env = kwargs.pop("env", None) or dict(os.environ)
+    if os.path.exists(CREDENTIALS):  # coursier reads `host user:password` lines from it
+        with open(CREDENTIALS, encoding="utf-8") as f:
+            env["COURSIER_CREDENTIALS"] = f.read().strip()
+    with exclusive(os.path.join(ROOT, "target", "sbt")):
+        return subprocess.run(cmd, cwd=ROOT, env=env, **kwargs)
+
+
 def command(args: list[str]) -> list[str]:
     repositories = REPOSITORIES if os.path.exists(REPOSITORIES) and os.path.exists(JVM_OPTIONS) \
         else write_repositories()
@@ -176,9 +206,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--repositories"]:  # only (re)write build/sbt/repositories
         print(write_repositories())
         sys.exit(0)
-    cmd = command(sys.argv[1:])
-    env = None
-    if os.path.exists(CREDENTIALS):  # coursier reads `host user:password` lines from it
-        with open(CREDENTIALS, encoding="utf-8") as f:
-            env = {**os.environ, "COURSIER_CREDENTIALS": f.read().strip()}
-    sys.exit(subprocess.run(cmd, cwd=ROOT, env=env).returncode)
+    sys.exit(run(sys.argv[1:]).returncode)

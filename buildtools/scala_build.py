@@ -1,4 +1,4 @@
-"""The checkout's builds: the jar of each Spark into the package, the test jars, JUnit.
+"""The checkout's builds: the jar of each Spark into the package, and the test jars.
 
 The compile itself is the package's (python/sliding_window_agg/_jar_build.py, which an installed
 package also uses to build the jar of the user's Spark on first use): pyspark's wheel carries
@@ -13,11 +13,9 @@ import fcntl
 import hashlib
 import importlib
 import os
-import subprocess
 import sys
 import tempfile
 import types
-import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE_DIR = os.path.join(ROOT, "python", "sliding_window_agg")
@@ -93,7 +91,7 @@ def default_jar(jars: str | None = None) -> str:
 
 
 def test_jar(jars: str | None = None) -> str:
-    """Where the test suites keep the test jar (JUnit suites, test-only UDAFs) of a Spark version."""
+    """Where the tests keep the test jar (the ScalaTest suites, test-only UDAFs) of a Spark version."""
     jars = jars or spark_jars_dir()
     return os.path.join(ROOT, "build", "test-jars",
                         f"sliding-window-agg-tests_{jar_build.spark_minor(jars)}_{scala_binary(jars)}.jar")
@@ -187,61 +185,42 @@ def lock_file(path: str) -> str:
     return os.path.join(folder, f"{os.path.basename(path)}-{digest}.lock")
 
 
-JUNIT_JARS = ["/usr/share/java/junit4.jar", "/usr/share/java/hamcrest-core.jar"]
+# The tests' JVMs compile with C1 only (tests/conftest.py sets it for those spark-submit starts, and
+# build.sbt for the Scala suites'): they take a quarter less CPU that way.
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
-def junit_classpath() -> list[str]:
-    """JUnit 4 from Debian's junit4 package (``apt-get install junit4``)."""
-    missing = [j for j in JUNIT_JARS if not os.path.exists(j)]
-    if missing:
-        raise RuntimeError(
-            f"JUnit 4 is missing ({', '.join(missing)}): run `apt-get install -y junit4` "
-            "(the project's .ci/run and `make setup` do)."
-        )
-    return list(JUNIT_JARS)
+def scalatest_classpath(jars: str | None = None) -> list[str]:
+    """ScalaTest of the Scala of ``jars`` (buildtools/maven_classpath.py, resolved by the machine's
+    ``mvn`` once), less the jars that Spark's folder already has (scala-library, scala-reflect, ...)."""
+    if ROOT not in sys.path:  # imported as `scala_build` from buildtools/ (buildtools/spark_env.py)
+        sys.path.insert(0, ROOT)
+    from buildtools import maven_classpath
+
+    jars = jars or spark_jars_dir()
+    binary = scala_binary(jars)
+    return maven_classpath.beside(
+        maven_classpath.classpath(f"scalatest-{binary}", maven_classpath.scalatest(binary)), jars)
 
 
 def build_test_jar(main_jar: str, out_jar: str, jars: str | None = None) -> str:
-    """Compiles scala/src/test (JUnit suites and test-only UDAFs, with the test shims of the
-    Spark version) against the main jar."""
+    """Compiles scala/src/test (the ScalaTest suites and the test-only UDAFs, with the test shims of
+    the Spark version) against the main jar and ScalaTest."""
     jars = jars or spark_jars_dir()
     srcs = jar_build.sources(TEST_SOURCES) + [
         s for f in jar_build.shim_folders(jar_build.spark_minor(jars), TEST_SHIM_SOURCES)
         for s in jar_build.sources(f)]
     with exclusive(out_jar):
-        digest = _inputs_digest(srcs + [main_jar] + BUILD_CODE) + "-" + spark_version(jars)
+        scalatest = scalatest_classpath(jars)
+        digest = _inputs_digest(srcs + [main_jar] + BUILD_CODE) + "-" + spark_version(jars) + "-" + \
+            ",".join(os.path.basename(j) for j in scalatest)
         if _built_from(out_jar, digest):
             return out_jar
         tmp = out_jar + ".tmp.jar"
         with _recorded(out_jar, digest):
-            scalac(srcs, [main_jar, *junit_classpath()], tmp, jars)
+            scalac(srcs, [main_jar, *scalatest], tmp, jars)
             os.replace(tmp, out_jar)
         return out_jar
-
-
-# The tests' JVMs compile with C1 only (tests/conftest.py sets it for those spark-submit starts):
-# the JUnit suites take a quarter less CPU that way.
-TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
-
-
-def run_junit(main_jar: str, test_jar: str, classes: list[str],
-              jars: str | None = None, properties: dict | None = None) -> subprocess.CompletedProcess:
-    """Runs JUnit 4 suites, with ``properties`` as JVM system properties; returns the finished
-    process (JUnitCore prints OK or failures)."""
-    cp = os.pathsep.join([test_jar, main_jar, os.path.join(jars or spark_jars_dir(), "*"), *junit_classpath()])
-    cmd = [_java(), "-Xmx2g", TEST_JVM_OPTIONS, "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-           "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-           "--add-opens=java.base/java.util=ALL-UNNAMED",
-           *[f"-D{k}={v}" for k, v in (properties or {}).items()],
-           "-cp", cp, "org.junit.runner.JUnitCore", *classes]
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def test_classes(test_jar: str) -> list[str]:
-    """Names of the JUnit suites in a test jar: top-level classes named *Suite."""
-    with zipfile.ZipFile(test_jar) as z:
-        names = [n for n in z.namelist() if n.endswith("Suite.class") and "$" not in n]
-    return sorted(n[: -len(".class")].replace("/", ".") for n in names)
 
 
 if __name__ == "__main__":

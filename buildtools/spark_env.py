@@ -7,7 +7,8 @@
 
 creates (or reuses) build/venvs/spark-4.1 with pyspark 4.1.x and the test tools, builds
 sliding-window-agg_4.1_2.13.jar against that pyspark's jars, then runs pytest there with the
-sources on PYTHONPATH. `make test` runs the tests marked `every_spark` this way on every
+sources on PYTHONPATH. `--prepare` also compiles that Spark's sources with sbt (the classes
+tests/test_scala_unit.py's sbt run then finds fresh). `make test` runs the tests marked `every_spark` this way on every
 version but the default one; `make test SPARK=4.1` runs the whole suite on 4.1.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scala_build import supported  # noqa: E402  (python/sliding_window_agg/_supported.py)
+import sbt  # noqa: E402  (buildtools/sbt.py)
 
 # The pyspark release each supported Spark minor version is built and tested with (the jar of a
 # minor version works with its other patch releases: configure() warns).
@@ -87,11 +89,14 @@ def main(argv: list[str]) -> int:
             environment(minor)
         return 0
     if argv[:1] == ["--prepare"]:
-        # make test, while Spark 4.3's tests run: each version's virtualenv, main jar and test jar
-        # (compiled once per run: its tests find them fresh), at a low priority.
+        # make test, while Spark 4.3's tests run: each version's virtualenv, main jar and test jar,
+        # and sbt's classes of its main and test sources in target/spark-X.Y (compiled once per
+        # run: its tests find them fresh, tests/test_scala_unit.py's sbt only runs the suites), at
+        # a low priority.
         os.nice(10)
         for minor in argv[1:]:
-            environment(minor, BUILD_BOTH)
+            _, env = environment(minor, BUILD_BOTH)
+            sbt.run([*sbt.spark_arguments(minor, env["SWA_SPARK_JARS"]), "package", "Test/compile"], check=True)
         return 0
     minor, pytest_args = argv[0], argv[2:] if argv[1:2] == ["--"] else argv[1:]
     if minor not in PYSPARK:

@@ -17,7 +17,7 @@ from streaming_harness import (FLUSH_KEY, HDFS, ROCKSDB, SEC, TIME, VERIFY_ROW_C
                                session_conf, state_store, write_files)
 
 
-# One stream per mode: BatchWindowsHarnessSuite (JUnit) runs hundreds more, over both stores.
+# One stream per mode: BatchWindowsHarnessSuite runs hundreds more, over both stores.
 @pytest.mark.parametrize("mode,size_text,seed", [(mode, "2 seconds", 0) for mode in CHECKS])
 def test_random_streams_match_the_simulation(spark, tmp_path, mode, size_text, seed):
     stream = generate_stream(100 + seed, SIZES[size_text], cases=6)

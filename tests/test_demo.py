@@ -60,10 +60,10 @@ def make_recipe(target: str) -> tuple:
 
 @pytest.mark.parametrize("target", ["demo"])
 def test_make_demo_installs_only_what_the_demo_needs(target):
-    """`make demo` installs no JUnit and no test tools, and its commands print nothing of their
+    """`make demo` installs no Maven and no test tools, and its commands print nothing of their
     own (they are not echoed)."""
     prerequisites, commands = make_recipe(target)
     assert prerequisites == []
     text = "\n".join(commands)
-    assert "junit" not in text.lower() and "test" not in re.sub(r"\bsliding_window_agg\b", "", text), text
+    assert "mvn" not in text and "maven" not in text.lower() and "test" not in re.sub(r"\bsliding_window_agg\b", "", text), text
     assert all(c.startswith("@") for c in commands), commands

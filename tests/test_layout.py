@@ -1,6 +1,6 @@
 """The tests are laid out as docs/development.md says: tests/ holds test modules only (and
 conftest.py), each importing no other, what they share is in tests/support/; the page's tables
-list exactly the test modules, the JUnit suites and the support modules there are."""
+list exactly the test modules, the ScalaTest suites and the support modules there are."""
 from __future__ import annotations
 
 import ast
@@ -47,11 +47,11 @@ def test_development_lists_every_test_module():
     assert_lists("## Tests", [f"tests/{n}" for n in module_names()], "tests/")
 
 
-def test_development_lists_every_junit_suite():
+def test_development_lists_every_scala_suite():
     suites = [os.path.join(folder, n).replace(os.sep, "/").split(SUITE_PACKAGE, 1)[1]
               for folder, _, files in os.walk(SCALA_TESTS) for n in files if n.endswith("Suite.scala")]
     assert suites, "no *Suite.scala under scala/src/test"
-    assert_lists("### JUnit suites", suites, "scala/src/test (under org/apache/spark/sql/slidingwindow/)")
+    assert_lists("### ScalaTest suites", suites, "scala/src/test (under org/apache/spark/sql/slidingwindow/)")
 
 
 def test_development_lists_every_support_module():

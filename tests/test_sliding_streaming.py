@@ -67,7 +67,7 @@ def random_run(spark, tmp_path_factory):
 
 
 # Each mode, size and resweep limit once: many more streams, restarts and settings run in the
-# operator harness (SlidingWindowsHarnessSuite, JUnit).
+# operator harness (SlidingWindowsHarnessSuite).
 # One stream per mode: the operator harness runs hundreds more, over both stores.
 RANDOM = pytest.mark.parametrize("mode,size_text,seed", [("append", "3 seconds", 0), ("update", "10 seconds", 0)])
 

@@ -65,7 +65,7 @@ def spark_window_values(spark, stream: Stream, runs: Sequence[Run]) -> Dict[int,
 
 @pytest.mark.every_spark
 # One stream per store through a real query; many more, with other chunk and part sizes, restarts
-# and crashes, run in the operator harness (TrailingWindowsHarnessSuite, JUnit).
+# and crashes, run in the operator harness (TrailingWindowsHarnessSuite).
 @pytest.mark.parametrize("seed,chunk,part", [(1, 2, 200)], ids=["chunks-of-2-parts-of-200-bytes"])
 def test_random_streams(spark, tmp_path, provider, seed, chunk, part):
     """With chunks small enough that the frames' stacks spill to chunks and read them back, and

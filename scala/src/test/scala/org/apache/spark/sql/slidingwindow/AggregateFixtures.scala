@@ -110,7 +110,7 @@ object AggregateFixtures {
   }
 }
 
-/** Generated-code INFO lines drown JUnit's output: after Spark's logging set-up, raise their level. */
+/** Generated-code INFO lines drown the suites' output: after Spark's logging set-up, raise their level. */
 private object QuietCodegenLogs extends org.apache.spark.internal.Logging {
   def apply(): Unit = {
     initializeLogIfNecessary(false)

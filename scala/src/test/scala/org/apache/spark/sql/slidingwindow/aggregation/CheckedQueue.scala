@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.aggregation
 
 import scala.collection.mutable
 
-import org.junit.Assert._
+import org.scalatest.Assertions._
 
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
 
@@ -44,12 +44,12 @@ class CheckedQueue(
   def clear(): Unit = { queue.clear(); model.clear() }
 
   def check(context: => String): Unit = {
-    assertEquals(context, model.isEmpty, queue.isEmpty)
-    assertEquals(context, model.size.toLong, front.size + back.size)
+    assertResult(model.isEmpty, context)(queue.isEmpty)
+    assertResult(model.size.toLong, context)(front.size + back.size)
     val expected = set.expect(model.toSeq.flatMap(_._2))
     val (evaluated, written) = set.evaluateBothWays(buffers, queue)
-    assertEquals(s"evaluated, $context", expected, evaluated)
-    assertEquals(s"output row, $context", expected, written)
+    assertResult(expected, s"evaluated, $context")(evaluated)
+    assertResult(expected, s"output row, $context")(written)
   }
 
   def close(): Unit = { front.close(); back.close() }

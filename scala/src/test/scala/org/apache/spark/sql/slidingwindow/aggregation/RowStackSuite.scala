@@ -2,8 +2,7 @@ package org.apache.spark.sql.slidingwindow.aggregation
 
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
@@ -12,7 +11,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.apache.spark.sql.slidingwindow.PropertyCases
 
 /** The compact stack against a plain list, with chunk and memory sizes that force every path. */
-class RowStackSuite {
+class RowStackSuite extends AnyFunSuite {
   private val types = Array[DataType](LongType, StringType)
   private val project = UnsafeProjection.create(types)
 
@@ -21,16 +20,16 @@ class RowStackSuite {
     project(InternalRow(n, UTF8String.fromString("x" * (n % 37).toInt)))
 
   private def checkTop(s: RowStack, model: List[(Long, Long)], context: String): Unit = {
-    assertEquals(context, model.isEmpty, s.isEmpty)
-    assertEquals(context, model.size.toLong, s.size)
+    assertResult(model.isEmpty, context)(s.isEmpty)
+    assertResult(model.size.toLong, context)(s.size)
     model.headOption.foreach { case (t, n) =>
-      assertEquals(context, t, s.topTime)
-      assertEquals(context, n, s.top.getLong(0))
-      assertEquals(context, "x" * (n % 37).toInt, s.top.getUTF8String(1).toString)
+      assertResult(t, context)(s.topTime)
+      assertResult(n, context)(s.top.getLong(0))
+      assertResult("x" * (n % 37).toInt, context)(s.top.getUTF8String(1).toString)
     }
   }
 
-  @Test def randomPushesAndPops(): Unit = {
+  test("random pushes and pops") {
     val rnd = new Random(17)
     for (seq <- 0 until PropertyCases(200)) {
       val chunk = 64 + rnd.nextInt(300)
@@ -55,20 +54,20 @@ class RowStackSuite {
     }
   }
 
-  @Test def spillsBeyondItsMemoryAndReadsBackInOrder(): Unit = {
+  test("spills beyond its memory and reads back in order") {
     val s = new RowStack(2, 256, 1024)
     (0 until 5000).foreach(i => s.push(i, row(i)))
-    assertTrue("spilled", s.spilledBytes > 0)
+    assert(s.spilledBytes > 0, "spilled")
     for (i <- 4999 to 0 by -1) {
-      assertEquals(i.toLong, s.topTime)
-      assertEquals(i.toLong, s.top.getLong(0))
+      assertResult(i.toLong)(s.topTime)
+      assertResult(i.toLong)(s.top.getLong(0))
       s.pop()
     }
-    assertTrue(s.isEmpty)
-    assertEquals("the file is emptied once every record is read", 0L, s.spilledBytes)
+    assert(s.isEmpty)
+    assertResult(0L, "the file is emptied once every record is read")(s.spilledBytes)
     // And it is usable again.
     s.push(7, row(7))
-    assertEquals(7L, s.top.getLong(0))
+    assertResult(7L)(s.top.getLong(0))
     s.close()
   }
 }

@@ -2,8 +2,7 @@ package org.apache.spark.sql.slidingwindow.aggregation
 
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
 import org.apache.spark.sql.slidingwindow.PropertyCases
@@ -17,7 +16,7 @@ import org.apache.spark.sql.slidingwindow.PropertyCases
  * with tiny chunks and no memory (everything spills to disk), and as kept in a state store and as
  * in memory (which flips the elements pushed into it while empty when its aggregate is read).
  */
-class TwoStacksSuite {
+class TwoStacksSuite extends AnyFunSuite {
 
   private val confs = Seq(WindowBufferConf.default, WindowBufferConf(64, 0L), WindowBufferConf(100, 400L))
 
@@ -38,30 +37,30 @@ class TwoStacksSuite {
   private def name(c: CheckedQueue) =
     s"${c.set.name}${if (c.balancedMerges) ", balanced" else ""}${if (c.flipOnRead) ", flips on read" else ""}"
 
-  @Test def emptyQueue(): Unit = forEachQueue { c =>
+  test("empty queue")(forEachQueue { c =>
     c.check("new queue")
-    assertEquals(c.set.expect(Nil), c.set.evaluateBothWays(c.buffers, c.queue)._1)
+    assertResult(c.set.expect(Nil))(c.set.evaluateBothWays(c.buffers, c.queue)._1)
     c.evictBefore(100)
     c.check("evicting from an empty queue")
-  }
+  })
 
-  @Test def pushThenEvictInOrder(): Unit = forEachQueue { c =>
+  test("push then evict in order")(forEachQueue { c =>
     (1 to 10).foreach(t => c.push(t, Seq(Some(t.toLong), Some(10L * t))))
     c.check("after ten pushes")
     // First eviction flips the whole back; later ones pop the front, one element at a time.
     (2 to 11).foreach { t => c.evictBefore(t); c.check(s"${name(c)}: evicted before $t") }
-    assertTrue(c.queue.isEmpty)
-  }
+    assert(c.queue.isEmpty)
+  })
 
-  @Test def evictionDoesNotRemoveEqualTime(): Unit = forEachQueue { c =>
+  test("eviction does not remove equal time")(forEachQueue { c =>
     c.push(5, Seq(Some(1L)))
     c.push(8, Seq(Some(2L)))
     c.evictBefore(8)
     c.check("evictBefore is strict")
-    assertEquals(1L, c.front.size + c.back.size)
-  }
+    assertResult(1L)(c.front.size + c.back.size)
+  })
 
-  @Test def slidingWidthAcrossManyFlips(): Unit = forEachQueue { c =>
+  test("sliding width across many flips")(forEachQueue { c =>
     // A window of constant width sliding one step at a time: the front runs dry (and the back
     // flips) every `width` steps, with the back holding the newer part each time we query.
     for (width <- Seq(1, 2, 3, 7, 16, 17, 40)) {
@@ -72,9 +71,9 @@ class TwoStacksSuite {
         c.check(s"${name(c)}: width $width, time $t")
       }
     }
-  }
+  })
 
-  @Test def randomOperationSequences(): Unit = {
+  test("random operation sequences") {
     val rnd = new Random(2)
     for (seq <- 0 until PropertyCases(120)) forEachQueue { c =>
       var time = rnd.nextInt(1000) - 500L
@@ -98,7 +97,7 @@ class TwoStacksSuite {
     }
   }
 
-  @Test def aggregateDoesNotDisturbTheQueue(): Unit = forEachQueue { c =>
+  test("aggregate does not disturb the queue")(forEachQueue { c =>
     // Asking for the aggregate reads the back's running aggregate; twice must give the same.
     (1 to 5).foreach(t => c.push(t, Seq(Some(t.toLong))))
     c.evictBefore(2)
@@ -107,9 +106,9 @@ class TwoStacksSuite {
     c.check("second query")
     c.push(9, Seq(Some(9L)))
     c.check("after a push following queries")
-  }
+  })
 
-  @Test def manyPushesBetweenReads(): Unit = forEachQueue { c =>
+  test("many pushes between reads")(forEachQueue { c =>
     // Pushes into an empty queue (a queue that flips on read leaves them out of the back's
     // aggregate), then behind a front that holds elements; with no memory, most of them are read
     // back from spilled chunks.
@@ -122,20 +121,20 @@ class TwoStacksSuite {
     (2001 to 2010).foreach(t => c.push(t, Seq(Some(t.toLong))))
     c.evictBefore(1500)
     c.check(s"${name(c)}: the front ran dry, pushes, then an eviction")
-  }
+  })
 
-  @Test def largeWindowSpillsAndComesBack(): Unit = {
+  test("large window spills and comes back") {
     // 10,000 partials in one window with 4 KB of memory: most chunks of both stacks go to disk,
     // and a window sliding over them reads them back in order.
     for ((set, balanced) <- variants) {
       val c = new CheckedQueue(set, WindowBufferConf(512, 4096), balanced)
       (0 until 10000).foreach(t => c.push(t, Seq(Some(t.toLong))))
       c.check("10,000 partials")
-      assertTrue(c.back.spilledBytes > 0)
+      assert(c.back.spilledBytes > 0)
       for (t <- 1 to 10000 by 997) {
         (10000 + t - 997 max 10000 until 10000 + t).foreach(u => c.push(u, Seq(Some(1L))))
         c.evictBefore(t)
-        if (t > 1) assertTrue(c.front.spilledBytes > 0)
+        if (t > 1) assert(c.front.spilledBytes > 0)
         c.check(s"${set.name}: evicted before $t")
       }
       c.close()

@@ -2,8 +2,7 @@ package org.apache.spark.sql.slidingwindow.errors
 
 import scala.jdk.CollectionConverters._
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.AnalysisException
@@ -11,7 +10,7 @@ import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.slidingwindow.TestThrowables
 
 /** The error conditions file, and the errors of [[WindowErrors]] built from it. */
-class WindowErrorsSuite {
+class WindowErrorsSuite extends AnyFunSuite {
 
   /** One call of every factory of WindowErrors, by name. */
   private val factories: Seq[(String, () => Throwable)] = Seq(
@@ -77,88 +76,86 @@ class WindowErrorsSuite {
   /** The exception of a factory, thrown (analysis errors) or returned (run-time errors). */
   private def raised(factory: () => Throwable): SparkThrowable = {
     val e = try factory() catch { case t: Throwable => t }
-    assertTrue(s"not a SparkThrowable: $e", e.isInstanceOf[SparkThrowable])
+    assert(e.isInstanceOf[SparkThrowable], s"not a SparkThrowable: $e")
     e.asInstanceOf[SparkThrowable]
   }
 
-  @Test def everyConditionHasAMessageAndASqlState(): Unit = {
-    assertFalse(WindowErrorConditions.all.isEmpty)
+  test("every condition has a message and a SQL state") {
+    assert(!WindowErrorConditions.all.isEmpty)
     for (condition <- WindowErrorConditions.all) {
-      assertTrue(condition, condition.matches("WINDOW_[A-Z_]+(\\.[A-Z_]+)?"))
-      assertTrue(condition, WindowErrorConditions.template(condition).trim.nonEmpty)
+      assert(condition.matches("WINDOW_[A-Z_]+(\\.[A-Z_]+)?"), condition)
+      assert(WindowErrorConditions.template(condition).trim.nonEmpty, condition)
       val sqlState = WindowErrorConditions.sqlState(condition)
-      assertTrue(s"$condition: $sqlState", sqlState != null && sqlState.matches("[0-9A-Z]{5}"))
+      assert(sqlState != null && sqlState.matches("[0-9A-Z]{5}"), s"$condition: $sqlState")
     }
   }
 
-  @Test def noConditionIsAlsoOneOfSpark(): Unit = {
+  test("no condition is also one of Spark's") {
     for (condition <- WindowErrorConditions.all) {
-      assertFalse(condition, TestThrowables.isSparkCondition(condition.split('.').head))
+      assert(!TestThrowables.isSparkCondition(condition.split('.').head), condition)
     }
   }
 
-  @Test def everyFactoryIsChecked(): Unit = {
+  test("every factory is checked") {
     val declared = WindowErrors.getClass.getDeclaredMethods
       .filter(m => java.lang.reflect.Modifier.isPublic(m.getModifiers) && !m.getName.contains("$"))
       .map(_.getName).toSet
-    assertEquals(declared, factories.map(_._1).toSet)
+    assertResult(declared)(factories.map(_._1).toSet)
   }
 
-  @Test def everyFactoryRaisesAConditionOfTheFile(): Unit = {
+  test("every factory raises a condition of the file") {
     for ((name, factory) <- factories) {
       val e = raised(factory)
       val condition = TestThrowables.condition(e)
-      assertTrue(s"$name: $condition", WindowErrorConditions.exists(condition))
-      assertEquals(name, WindowErrorConditions.sqlState(condition), e.getSqlState)
-      TestThrowables.template(e).foreach(t => assertEquals(name, WindowErrorConditions.template(condition), t))
-      assertEquals(name, WindowErrorConditions.parameters(condition).toSet,
-        e.getMessageParameters.asScala.keySet)
+      assert(WindowErrorConditions.exists(condition), s"$name: $condition")
+      assertResult(WindowErrorConditions.sqlState(condition), name)(e.getSqlState)
+      TestThrowables.template(e).foreach(t => assertResult(WindowErrorConditions.template(condition), name)(t))
+      assertResult(WindowErrorConditions.parameters(condition).toSet,
+        name)(e.getMessageParameters.asScala.keySet)
       val message = e.asInstanceOf[Throwable].getMessage
-      assertTrue(s"$name: $message", message.startsWith(s"[$condition] "))
+      assert(message.startsWith(s"[$condition] "), s"$name: $message")
       for (parameter <- WindowErrorConditions.parameters(condition)) {
-        assertFalse(s"$name: $message", message.contains(s"<$parameter>"))
+        assert(!message.contains(s"<$parameter>"), s"$name: $message")
       }
     }
   }
 
-  @Test def everyConditionIsRaisedBySomeFactory(): Unit = {
+  test("every condition is raised by some factory") {
     val raisedConditions = factories.map { case (_, f) => TestThrowables.condition(raised(f)) }.toSet
-    assertEquals(WindowErrorConditions.all.toSet, raisedConditions)
+    assertResult(WindowErrorConditions.all.toSet)(raisedConditions)
   }
 
-  @Test def analysisErrorsAreAnalysisExceptions(): Unit = {
+  test("analysis errors are analysis exceptions") {
     for ((name, factory) <- factories if name != "boundsOverflow" && name != "jarForAnotherSpark") {
-      assertTrue(name, raised(factory).isInstanceOf[AnalysisException])
+      assert(raised(factory).isInstanceOf[AnalysisException], name)
     }
-    assertTrue(raised(factories.toMap.apply("boundsOverflow")).isInstanceOf[ArithmeticException])
-    assertTrue(raised(factories.toMap.apply("jarForAnotherSpark")).isInstanceOf[IllegalStateException])
+    assert(raised(factories.toMap.apply("boundsOverflow")).isInstanceOf[ArithmeticException])
+    assert(raised(factories.toMap.apply("jarForAnotherSpark")).isInstanceOf[IllegalStateException])
   }
 
-  @Test def messagesAreTheDocumentedOnes(): Unit = {
+  test("messages are the documented ones") {
     val e = raised(factories.toMap.apply("invalidSize")).asInstanceOf[Throwable]
-    assertEquals("[WINDOW_INVALID_SIZE.INVALID_DURATION] The `size` argument of sliding_window " +
+    assertResult("[WINDOW_INVALID_SIZE.INVALID_DURATION] The `size` argument of sliding_window " +
       "must be a positive, fixed-length duration such as '10 seconds' or INTERVAL 5 MINUTES, " +
-      "but got '0 seconds': the size is zero.", e.getMessage)
+      "but got '0 seconds': the size is zero.")(e.getMessage)
   }
 
-  @Test def thePositionSparkAddsKeepsTheCondition(): Unit = {
+  test("the position Spark adds keeps the condition") {
     val e = raised(factories.toMap.apply("wrongNumberOfArguments")).asInstanceOf[AnalysisException]
     val positioned = e.withPosition(Origin(line = Some(1), startPosition = Some(37)))
-    assertTrue(positioned.getClass.getName, positioned.isInstanceOf[WindowAnalysisException])
-    assertEquals("WINDOW_WRONG_NUM_ARGS.WRONG_COUNT", TestThrowables.condition(positioned))
-    assertEquals("42605", positioned.getSqlState)
-    assertEquals(e.getMessageParameters, positioned.getMessageParameters)
-    assertTrue(positioned.getMessage, positioned.getMessage.endsWith(
-      "Usage: sliding_window(time, size).; line 1 pos 37"))
-    assertEquals(0, positioned.getQueryContext.length)
+    assert(positioned.isInstanceOf[WindowAnalysisException], positioned.getClass.getName)
+    assertResult("WINDOW_WRONG_NUM_ARGS.WRONG_COUNT")(TestThrowables.condition(positioned))
+    assertResult("42605")(positioned.getSqlState)
+    assertResult(e.getMessageParameters)(positioned.getMessageParameters)
+    assert(positioned.getMessage.endsWith(
+      "Usage: sliding_window(time, size).; line 1 pos 37"), positioned.getMessage)
+    assertResult(0)(positioned.getQueryContext.length)
   }
 
-  @Test def aMessageNeedsExactlyTheParametersOfItsTemplate(): Unit = {
-    assertThrows(classOf[IllegalArgumentException],
-      () => WindowErrorConditions.message("WINDOW_FUNCTION_PIVOT", Map.empty))
-    assertThrows(classOf[IllegalArgumentException], () => WindowErrorConditions.message(
+  test("a message needs exactly the parameters of its template") {
+    intercept[IllegalArgumentException](WindowErrorConditions.message("WINDOW_FUNCTION_PIVOT", Map.empty))
+    intercept[IllegalArgumentException](WindowErrorConditions.message(
       "WINDOW_FUNCTION_PIVOT", Map("function" -> "f", "other" -> "x")))
-    assertThrows(classOf[IllegalArgumentException],
-      () => WindowErrorConditions.message("WINDOW_NO_SUCH_CONDITION", Map.empty))
+    intercept[IllegalArgumentException](WindowErrorConditions.message("WINDOW_NO_SUCH_CONDITION", Map.empty))
   }
 }

@@ -2,13 +2,12 @@ package org.apache.spark.sql.slidingwindow.execution
 
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 /** The order a streaming trailing window emits a group's rows due in, against Scala's sort. */
-class TrailingFramesOrderSuite {
+class TrailingFramesOrderSuite extends AnyFunSuite {
 
-  @Test def ordersByTimeThenSeqLikeAStableSort(): Unit = {
+  test("orders by time then seq like a stable sort") {
     val rnd = new Random(38)
     for (run <- 0 until 500) {
       val n = rnd.nextInt(70)
@@ -16,11 +15,11 @@ class TrailingFramesOrderSuite {
       val times = Array.fill(length)(rnd.nextInt(8).toLong - 3)
       val seqs = Array.fill(length)(if (rnd.nextBoolean()) 7L else rnd.nextInt(5).toLong)
       val expected = (0 until n).sortBy(i => (times(i), seqs(i)))
-      assertArrayEquals(s"run $run", expected.toArray, TrailingFramesProcessor.order(times, seqs, n))
+      assertResult(expected.toArray, s"run $run")(TrailingFramesProcessor.order(times, seqs, n))
     }
   }
 
-  @Test def ordersByGroupThenTimeThenSeqLikeAStableSort(): Unit = {
+  test("orders by group then time then seq like a stable sort") {
     val rnd = new Random(52)
     for (run <- 0 until 500) {
       val n = rnd.nextInt(70)
@@ -29,7 +28,7 @@ class TrailingFramesOrderSuite {
       val times = Array.fill(length)(rnd.nextInt(8).toLong - 3)
       val seqs = Array.fill(length)(if (rnd.nextBoolean()) 7L else rnd.nextInt(5).toLong)
       val expected = (0 until n).sortBy(i => (groups(i), times(i), seqs(i)))
-      assertArrayEquals(s"run $run", expected.toArray, TrailingFramesProcessor.order(groups, times, seqs, n))
+      assertResult(expected.toArray, s"run $run")(TrailingFramesProcessor.order(groups, times, seqs, n))
     }
   }
 }

@@ -2,8 +2,7 @@ package org.apache.spark.sql.slidingwindow.expressions
 
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, BoundReference, InterpretedOrdering, Literal, UnsafeProjection, UnsafeRow}
@@ -18,7 +17,7 @@ import org.apache.spark.sql.slidingwindow.PropertyCases
  * RocksDB compares keys. Random keys of random types, nullable or not, with few distinct values
  * (so that many compare equal), every pair compared, generated and interpreted.
  */
-class KeyBytesOrderSuite {
+class KeyBytesOrderSuite extends AnyFunSuite {
   private val types: Seq[DataType] = Seq(BooleanType, ByteType, ShortType, IntegerType, LongType, DateType,
     TimestampType, TimestampNTZType, StringType, BinaryType, DecimalType(10, 2), DayTimeIntervalType(),
     YearMonthIntervalType())
@@ -48,7 +47,7 @@ class KeyBytesOrderSuite {
     a.length - b.length
   }
 
-  @Test def ordersRowsAsTheirKeyBytes(): Unit = {
+  test("orders rows as their key bytes") {
     val rnd = new Random(11)
     for (schema <- 0 until PropertyCases(300)) {
       val width = 1 + rnd.nextInt(4)
@@ -67,17 +66,19 @@ class KeyBytesOrderSuite {
       for ((a, aBytes) <- rows.zip(keyBytes); (b, bBytes) <- rows.zip(keyBytes)) {
         val expected = Integer.signum(unsignedCompare(aBytes, bBytes))
         for ((how, ordering) <- orderings) {
-          assertEquals(s"schema $schema ${fields.map(_.dataType)} ($how): $a vs $b", expected, Integer.signum(ordering.compare(a, b)))
+          assertResult(expected, s"schema $schema ${fields.map(_.dataType)} ($how): $a vs $b")(
+            Integer.signum(ordering.compare(a, b)))
         }
       }
     }
   }
 
-  @Test def leavesOtherTypesInValueOrder(): Unit = {
+  test("leaves other types in value order") {
     for (t <- Seq(DoubleType, FloatType, DecimalType(30, 2), ArrayType(IntegerType), new StructType().add("a", IntegerType))) {
-      assertEquals(t.toString, None, KeyBytesOrder.of(Seq(AttributeReference("k", LongType)(), AttributeReference("t", t)())))
+      assertResult(None, t.toString)(
+        KeyBytesOrder.of(Seq(AttributeReference("k", LongType)(), AttributeReference("t", t)())))
     }
-    assertEquals(None, KeyBytesOrder.of(Nil))
+    assertResult(None)(KeyBytesOrder.of(Nil))
   }
 
   private def bind(e: org.apache.spark.sql.catalyst.expressions.Expression, fields: Seq[AttributeReference]) =

@@ -2,8 +2,7 @@ package org.apache.spark.sql.slidingwindow.expressions
 
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, CreateArray, CreateNamedStruct, Expression, GetStructField, InterpretedUnsafeProjection, Literal, UnsafeProjection}
@@ -13,7 +12,7 @@ import org.apache.spark.sql.types.{LongType, TimestampNTZType, TimestampType}
  * [[WindowColumn]] against `CreateNamedStruct` of the same bounds, generated and interpreted,
  * alone and read by other expressions of the same projection, over random bounds.
  */
-class WindowColumnSuite {
+class WindowColumnSuite extends AnyFunSuite {
   private val start = BoundReference(0, LongType, nullable = false)
   private val end = BoundReference(1, LongType, nullable = false)
 
@@ -24,7 +23,7 @@ class WindowColumnSuite {
     CreateNamedStruct(Seq(Literal("w"), window, Literal("n"), start)) ->
       CreateNamedStruct(Seq(Literal("w"), named, Literal("n"), start)))
 
-  @Test def sameRowsAsANamedStruct(): Unit = {
+  test("same rows as a named struct") {
     val rnd = new Random(5)
     for (timeType <- Seq(TimestampType, TimestampNTZType)) {
       val windowType = WindowFunction.windowType(timeType)
@@ -39,14 +38,14 @@ class WindowColumnSuite {
           val s = rnd.nextLong()
           val input = InternalRow(s, s + rnd.nextInt(1000000))
           val want = expected(input).copy()
-          assertEquals(s"$ours, generated", want, generated(input).copy())
-          assertEquals(s"$ours, interpreted", want, interpreted(input).copy())
+          assertResult(want, s"$ours, generated")(generated(input).copy())
+          assertResult(want, s"$ours, interpreted")(interpreted(input).copy())
           (input, want)
         }
-        kept.foreach { case (input, want) => assertEquals(want, generated(input)) }
+        kept.foreach { case (input, want) => assertResult(want)(generated(input)) }
       }
-      assertEquals(windowType, window.dataType)
-      assertFalse(window.nullable)
+      assertResult(windowType)(window.dataType)
+      assert(!window.nullable)
     }
   }
 }

@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.harness
 
 import scala.util.Random
 
-import org.junit.Assert.{assertEquals, fail}
+import org.scalatest.Assertions._
 
 /**
  * The property every harness suite checks, over random streams of fixed seeds: run on a real state
@@ -31,8 +31,8 @@ object HarnessProperty {
         case e: Throwable => throw new AssertionError(s"$context: ${e.getMessage}\n${stream.describe}", e)
       }
       assertSameRows(context, stream, c.expected(stream), run.output)
-      assertEquals(s"$context: the state rows left once the watermark passed every row\n${stream.describe}",
-        c.operator.bookkeepingRows, run.stateRows)
+      assertResult(c.operator.bookkeepingRows,
+        s"$context: the state rows left once the watermark passed every row\n${stream.describe}")(run.stateRows)
     }
 
   private def assertSameRows[O](context: String, stream: HarnessStream, expected: IndexedSeq[Seq[O]],

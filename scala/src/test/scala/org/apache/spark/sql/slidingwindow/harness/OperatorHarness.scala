@@ -1,6 +1,6 @@
 package org.apache.spark.sql.slidingwindow.harness
 
-import org.junit.Assert.assertEquals
+import org.scalatest.Assertions._
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.InterpretedOrdering
@@ -42,14 +42,16 @@ final class OperatorHarness[O](operator: HarnessOperator[O], kind: ProviderKind)
           val rows = batch.output.toIndexedSeq
           batch.commit()
           batch.rowCount.foreach { own =>
-            assertEquals(s"seed ${stream.seed}, micro-batch $i: the provider's count of the state rows, and the operator's",
-              s.metrics.numKeys, own + operator.bookkeepingRows)
+            assertResult(s.metrics.numKeys,
+              s"seed ${stream.seed}, micro-batch $i: the provider's count of the state rows, and the operator's")(
+              own + operator.bookkeepingRows)
           }
           rows
         }
         failed.foreach { first =>
-          assertEquals(s"seed ${stream.seed}, micro-batch $i: the rows a failed attempt emitted first, and the rerun's",
-            first, emitted.take(first.size))
+          assertResult(first,
+            s"seed ${stream.seed}, micro-batch $i: the rows a failed attempt emitted first, and the rerun's")(
+            emitted.take(first.size))
         }
         emitted
       }

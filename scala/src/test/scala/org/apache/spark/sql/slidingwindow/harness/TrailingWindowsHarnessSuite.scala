@@ -2,7 +2,7 @@ package org.apache.spark.sql.slidingwindow.harness
 
 import scala.util.Random
 
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * Streaming trailing windows (`RANGE BETWEEN size PRECEDING AND CURRENT ROW`, several sizes, and a
@@ -13,11 +13,13 @@ import org.junit.Test
  * advance or of several (so that parts are due bit by bit), restarted with other part and step
  * sizes and crashed mid-batch.
  */
-class TrailingWindowsHarnessSuite {
+class TrailingWindowsHarnessSuite extends AnyFunSuite {
   import TrailingWindowsHarnessSuite._
 
-  @Test def appendModeOnHdfs(): Unit = HarnessProperty.check(ProviderKind.Hdfs, 9000L, Streams)(cases(ProviderKind.Hdfs))
-  @Test def appendModeOnRocksDb(): Unit = HarnessProperty.check(ProviderKind.RocksDb, 10000L, Streams)(cases(ProviderKind.RocksDb))
+  test("append mode on HDFS") { HarnessProperty.check(ProviderKind.Hdfs, 9000L, Streams)(cases(ProviderKind.Hdfs)) }
+  test("append mode on RocksDB") {
+    HarnessProperty.check(ProviderKind.RocksDb, 10000L, Streams)(cases(ProviderKind.RocksDb))
+  }
 }
 
 object TrailingWindowsHarnessSuite {

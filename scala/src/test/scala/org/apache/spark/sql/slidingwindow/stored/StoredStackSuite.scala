@@ -4,8 +4,7 @@ import org.apache.spark.sql.slidingwindow.state.{CompactReader, CompactWriter}
 import scala.collection.mutable
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
@@ -22,7 +21,7 @@ import org.apache.spark.unsafe.types.UTF8String
  * the store. The FIFO of a frame's
  * waiting partials over two of them, the same way.
  */
-class StoredStackSuite {
+class StoredStackSuite extends AnyFunSuite {
   private val types = Array[DataType](LongType, StringType)
   private val project = UnsafeProjection.create(types)
   private val group = {
@@ -38,8 +37,8 @@ class StoredStackSuite {
   private final class MapChunks extends StoredStack.Chunks {
     val stored = mutable.HashMap.empty[(Int, Int), Array[Byte]]
     override def put(g: UnsafeRow, stack: Int, chunk: Int, bytes: Array[Byte], length: Int): Unit = {
-      assertEquals(group, g)
-      assertFalse(s"chunk $chunk of stack $stack written twice", stored.contains((stack, chunk)))
+      assertResult(group)(g)
+      assert(!stored.contains((stack, chunk)), s"chunk $chunk of stack $stack written twice")
       stored((stack, chunk)) = java.util.Arrays.copyOf(bytes, length)
     }
     override def take(g: UnsafeRow, stack: Int, chunk: Int): Array[Byte] =
@@ -65,15 +64,15 @@ class StoredStackSuite {
   }
 
   private def checkTop(s: StoredStack, model: List[(Long, Long)], context: String): Unit = {
-    assertEquals(context, model.isEmpty, s.isEmpty)
+    assertResult(model.isEmpty, context)(s.isEmpty)
     model.headOption.foreach { case (t, n) =>
-      assertEquals(context, t, s.topTime)
-      assertEquals(context, n, s.top.getLong(0))
-      assertEquals(context, "x" * (n % 23).toInt, s.top.getUTF8String(1).toString)
+      assertResult(t, context)(s.topTime)
+      assertResult(n, context)(s.top.getLong(0))
+      assertResult("x" * (n % 23).toInt, context)(s.top.getUTF8String(1).toString)
     }
   }
 
-  @Test def randomPushesPopsAndReopens(): Unit = {
+  test("random pushes pops and reopens") {
     val rnd = new Random(23)
     for (sequence <- 0 until 200) {
       val capacity = 1 + rnd.nextInt(5)
@@ -88,7 +87,7 @@ class StoredStackSuite {
             val n = rnd.nextInt(1000).toLong
             s.push(op, row(n))
             model = (op.toLong, n) :: model
-            assertEquals(context, op.toLong, latest.time)
+            assertResult(op.toLong, context)(latest.time)
           case 5 =>
             val next = new StoredStack(chunks, 2, capacity, latest)
             reopen(s, next, 3)
@@ -98,15 +97,15 @@ class StoredStackSuite {
         }
         checkTop(s, model, context)
         // The store holds the chunks below the tail, no more: every element lives once.
-        assertTrue(context, chunks.stored.size * capacity <= model.size)
-        assertTrue(context, model.size - chunks.stored.size * capacity <= capacity)
+        assert(chunks.stored.size * capacity <= model.size, context)
+        assert(model.size - chunks.stored.size * capacity <= capacity, context)
       }
       while (model.nonEmpty) { s.pop(); model = model.tail }
-      assertTrue("every chunk read back and removed", chunks.stored.isEmpty)
+      assert(chunks.stored.isEmpty, "every chunk read back and removed")
     }
   }
 
-  @Test def reopensWithAnotherChunkSize(): Unit = {
+  test("reopens with another chunk size") {
     val rnd = new Random(31)
     for (sequence <- 0 until 50) {
       val chunks = new MapChunks
@@ -128,11 +127,11 @@ class StoredStackSuite {
         checkTop(s, model, s"sequence $sequence, op $op")
       }
       while (model.nonEmpty) { s.pop(); model = model.tail }
-      assertTrue("every chunk read back and removed", chunks.stored.isEmpty)
+      assert(chunks.stored.isEmpty, "every chunk read back and removed")
     }
   }
 
-  @Test def fifoOfTwoStacksAgainstAQueue(): Unit = {
+  test("FIFO of two stacks against a queue") {
     val rnd = new Random(5)
     for (sequence <- 0 until 100) {
       val capacity = 1 + rnd.nextInt(4)
@@ -161,10 +160,10 @@ class StoredStackSuite {
           case _ =>
             if (model.nonEmpty) { fifo.removeFirst(); model.dequeue() }
         }
-        assertEquals(context, model.isEmpty, fifo.isEmpty)
+        assertResult(model.isEmpty, context)(fifo.isEmpty)
         model.headOption.foreach { case (t, n) =>
-          assertEquals(context, t, fifo.firstTime)
-          assertEquals(context, n, fifo.first.getLong(0))
+          assertResult(t, context)(fifo.firstTime)
+          assertResult(n, context)(fifo.first.getLong(0))
         }
       }
     }

@@ -2,13 +2,12 @@ package org.apache.spark.sql.slidingwindow.windows
 
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 /** The block queue of longs against java.util.ArrayDeque, with blocks small enough to spill. */
-class LongQueueSuite {
+class LongQueueSuite extends AnyFunSuite {
 
-  @Test def randomOperationsMatchADeque(): Unit = {
+  test("random operations match a deque") {
     val rnd = new Random(4)
     for (seq <- 0 until 200) {
       val blockSize = 1 + rnd.nextInt(5)
@@ -23,14 +22,14 @@ class LongQueueSuite {
             (0 until 1 + rnd.nextInt(8)).foreach { _ => queue.add(next); model.addLast(next); next += 1 }
           case 6 | 7 | 8 =>
             (0 until rnd.nextInt(10)).foreach { _ =>
-              if (!model.isEmpty) assertEquals(context, model.pollFirst().longValue, queue.removeHead())
+              if (!model.isEmpty) assertResult(model.pollFirst().longValue, context)(queue.removeHead())
             }
           case _ =>
             if (rnd.nextInt(5) == 0) { queue.clear(); model.clear() }
         }
-        assertEquals(context, model.size.toLong, queue.size)
-        assertEquals(context, model.isEmpty, queue.isEmpty)
-        if (!model.isEmpty) assertEquals(context, model.peekFirst().longValue, queue.head)
+        assertResult(model.size.toLong, context)(queue.size)
+        assertResult(model.isEmpty, context)(queue.isEmpty)
+        if (!model.isEmpty) assertResult(model.peekFirst().longValue, context)(queue.head)
       }
     }
   }

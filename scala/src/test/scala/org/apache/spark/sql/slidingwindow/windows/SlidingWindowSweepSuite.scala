@@ -3,8 +3,7 @@ package org.apache.spark.sql.slidingwindow.windows
 import scala.collection.mutable.ArrayBuffer
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.slidingwindow.AggregateFixtures._
 import org.apache.spark.sql.slidingwindow.TestThrowables
@@ -17,7 +16,7 @@ import org.apache.spark.sql.slidingwindow.PropertyCases
  * non-empty ones, once per (start, end), in start order, each aggregating exactly the rows inside
  * it.
  */
-class SlidingWindowSweepSuite {
+class SlidingWindowSweepSuite extends AnyFunSuite {
 
   type Window = (Long, Long, Result)
 
@@ -79,49 +78,48 @@ class SlidingWindowSweepSuite {
   }
 
   def assertWindows(expected: Seq[Window], actual: Seq[Window], context: String): Unit = {
-    assertEquals(s"window bounds, $context", expected.map(w => (w._1, w._2)), actual.map(w => (w._1, w._2)))
+    assertResult(expected.map(w => (w._1, w._2)), s"window bounds, $context")(actual.map(w => (w._1, w._2)))
     expected.zip(actual).foreach { case (e, a) =>
-      assertEquals(s"aggregates of [${e._1}, ${e._2}], $context", e._3, a._3)
+      assertResult(e._3, s"aggregates of [${e._1}, ${e._2}], $context")(a._3)
     }
   }
 
-  @Test def specExample(): Unit = {
+  test("spec example") {
     // A@10 B@14 C@17 D@25 E@31, S = 10; ids 1..5 stand for A..E.
     val rows = Seq(10L, 14L, 17L, 25L, 31L).zipWithIndex.map { case (t, i) => Row(t, Some(t), i + 1) }
     val windows = run(rows, 10)
-    assertEquals(
-      Seq((0L, 10L, Seq(1)), (4L, 14L, Seq(1, 2)), (7L, 17L, Seq(1, 2, 3)), (11L, 21L, Seq(2, 3)),
-        (15L, 25L, Seq(3, 4)), (18L, 28L, Seq(4)), (21L, 31L, Seq(4, 5)), (26L, 36L, Seq(5))),
+    assertResult(Seq((0L, 10L, Seq(1)), (4L, 14L, Seq(1, 2)), (7L, 17L, Seq(1, 2, 3)), (11L, 21L, Seq(2, 3)),
+        (15L, 25L, Seq(3, 4)), (18L, 28L, Seq(4)), (21L, 31L, Seq(4, 5)), (26L, 36L, Seq(5))))(
       windows.map(w => (w._1, w._2, w._3.ids)))
     // [15, 25] holds C@17 and D@25: sum 42, max 25, first C, last D.
-    assertEquals(Result(2, Some(42), Some(25), Seq(3, 4), Some(3), Some(4)), windows(4)._3)
+    assertResult(Result(2, Some(42), Some(25), Seq(3, 4), Some(3), Some(4)))(windows(4)._3)
     assertWindows(reference(rows, 10), windows, "spec example")
   }
 
-  @Test def singleRow(): Unit = {
+  test("single row") {
     val windows = run(Seq(Row(-7, Some(3), 0)), 5)
-    assertEquals(Seq((-12L, -7L, Result(1, Some(3), Some(3), Seq(0), Some(0), Some(0)))), windows)
+    assertResult(Seq((-12L, -7L, Result(1, Some(3), Some(3), Seq(0), Some(0), Some(0)))))(windows)
   }
 
-  @Test def allRowsAtOneTime(): Unit = {
+  test("all rows at one time") {
     val rows = Seq(Row(100, Some(5), 4), Row(100, None, 2), Row(100, Some(9), 7), Row(100, Some(-1), 1))
     val windows = run(rows, 3)
     // One left window; the right window [101, 104] is empty. Input order is kept.
-    assertEquals(Seq((97L, 100L, Result(4, Some(13), Some(9), Seq(4, 2, 7, 1), Some(4), Some(1)))), windows)
+    assertResult(Seq((97L, 100L, Result(4, Some(13), Some(9), Seq(4, 2, 7, 1), Some(4), Some(1)))))(windows)
   }
 
-  @Test def rightWindowEqualToLaterLeftWindowIsProducedOnce(): Unit = {
+  test("right window equal to later left window is produced once") {
     // Right of 0 is [1, 6]; left of 6 is [1, 6] too.
     val windows = run(Seq(Row(0, Some(1), 0), Row(6, Some(2), 1)), 5)
-    assertEquals(Seq((-5L, 0L, Seq(0)), (1L, 6L, Seq(1))), windows.map(w => (w._1, w._2, w._3.ids)))
+    assertResult(Seq((-5L, 0L, Seq(0)), (1L, 6L, Seq(1))))(windows.map(w => (w._1, w._2, w._3.ids)))
   }
 
-  @Test def gapLargerThanSizeHasNoRightWindow(): Unit = {
+  test("gap larger than size has no right window") {
     val windows = run(Seq(Row(0, Some(1), 0), Row(7, Some(2), 1)), 5)
-    assertEquals(Seq((-5L, 0L), (2L, 7L)), windows.map(w => (w._1, w._2)))
+    assertResult(Seq((-5L, 0L), (2L, 7L)))(windows.map(w => (w._1, w._2)))
   }
 
-  @Test def randomGroupsMatchBruteForce(): Unit = {
+  test("random groups match brute force") {
     val rnd = new Random(450)
     for (i <- 0 until PropertyCases(600)) {
       val rows = randomRows(rnd)
@@ -130,7 +128,7 @@ class SlidingWindowSweepSuite {
     }
   }
 
-  @Test def tinyChunksAndSpillingGiveTheSameWindows(): Unit = {
+  test("tiny chunks and spilling give the same windows") {
     // Chunks of one or two partials, and little or no memory (chunks spilled to disk).
     val rnd = new Random(5)
     for (i <- 0 until PropertyCases(300)) {
@@ -144,7 +142,7 @@ class SlidingWindowSweepSuite {
     }
   }
 
-  @Test def sweepIsReusableAfterFinish(): Unit = {
+  test("sweep is reusable after finish") {
     val rnd = new Random(7)
     val size = 10L
     val buffers = standardBuffers()
@@ -156,7 +154,7 @@ class SlidingWindowSweepSuite {
     }
   }
 
-  @Test def resetDiscardsAnUnfinishedGroup(): Unit = {
+  test("reset discards an unfinished group") {
     // A stream may drop a group's pending windows: nothing of it may leak into the next group.
     val buffers = standardBuffers()
     val sweep = new SlidingWindowSweep(10, TwoStacks.inMemory(buffers, WindowBufferConf.default))
@@ -167,7 +165,7 @@ class SlidingWindowSweepSuite {
     assertWindows(reference(rows, 10), sweepGroup(sweep, buffers, rows), "after reset")
   }
 
-  @Test def closeThroughBetweenTimesChangesNothing(): Unit = {
+  test("close through between times changes nothing") {
     // What a stream does: close windows through a watermark below the next time to come.
     val rnd = new Random(11)
     for (i <- 0 until PropertyCases(300)) {
@@ -187,32 +185,31 @@ class SlidingWindowSweepSuite {
       assertWindows(reference(rows, size), windows, context)
       // Each closeThrough(w) emitted exactly the windows ending at or before w.
       watermarks.foreach { case (w, count) =>
-        assertEquals(context, windows.count(_._2 <= w), count)
+        assertResult(windows.count(_._2 <= w), context)(count)
       }
     }
   }
 
-  @Test def timesWhoseBoundsOverflowAreRejected(): Unit = {
+  test("times whose bounds overflow are rejected") {
     val buffers = standardBuffers()
     val sink = new Collect(buffers)
     for (t <- Seq(Long.MaxValue - 5, Long.MaxValue, Long.MinValue + 5, Long.MinValue)) {
       val sweep = new SlidingWindowSweep(10, TwoStacks.inMemory(buffers, WindowBufferConf.default))
-      val e = assertThrows(classOf[ArithmeticException],
-        () => sweep.add(t, partialOf(buffers, Seq(Row(t, Some(1), 0))), sink))
-      assertEquals("WINDOW_BOUNDS_OVERFLOW", TestThrowables.condition(e))
-      assertTrue(e.getMessage, e.getMessage.contains(t.toString))
+      val e = intercept[ArithmeticException](sweep.add(t, partialOf(buffers, Seq(Row(t, Some(1), 0))), sink))
+      assertResult("WINDOW_BOUNDS_OVERFLOW")(TestThrowables.condition(e))
+      assert(e.getMessage.contains(t.toString), e.getMessage)
     }
-    assertTrue(sink.windows.isEmpty)
+    assert(sink.windows.isEmpty)
   }
 
-  @Test def extremeTimesWithinRangeWork(): Unit = {
+  test("extreme times within range work") {
     // The last times whose windows still fit in a Long: t - S >= MinValue and t + 1 + S <= MaxValue.
     val size = 10L
     val low = Seq(Row(Long.MinValue + size, Some(1), 0), Row(Long.MinValue + size + 3, Some(2), 1))
     val high = Seq(Row(Long.MaxValue - size - 4, Some(1), 0), Row(Long.MaxValue - size - 1, Some(2), 1))
     for (rows <- Seq(low, high)) {
       val windows = run(rows, size)
-      assertEquals(3, windows.size)
+      assertResult(3)(windows.size)
       assertWindows(reference(rows, size), windows, s"rows $rows")
     }
   }

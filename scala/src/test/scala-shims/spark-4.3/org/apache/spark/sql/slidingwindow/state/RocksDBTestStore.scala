@@ -14,7 +14,7 @@ import org.apache.spark.sql.slidingwindow.execution.WindowStateStoreWriter
 import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType}
 
 /**
- * A real RocksDB store of one partition for the JUnit suites of state format 2, opened as a query
+ * A real RocksDB store of one partition for the suites of state format 2, opened as a query
  * opens it under `spark.sql.slidingWindow.state.verifyRowCount` (the provider counts its rows,
  * and each commit checks the operator's counts against it), micro-batch after micro-batch.
  */

@@ -4,8 +4,7 @@ package sliding
 import scala.jdk.CollectionConverters._
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeRow}
@@ -19,7 +18,7 @@ import org.apache.spark.sql.slidingwindow.PropertyCases
  * null or not), with the record's own fields and the list of its chunks; and a chunk's value
  * brings its rows back into the record.
  */
-class GroupRecordSuite {
+class GroupRecordSuite extends AnyFunSuite {
   private val kinds: Seq[StateRowKind] = Seq(StateRowKind.Partial, StateRowKind.Suffix)
 
   private def randomBufferSchema(rnd: Random): StructType = StructType(
@@ -38,7 +37,7 @@ class GroupRecordSuite {
     }
   })
 
-  @Test def recordsRoundTrip(): Unit = {
+  test("records round trip") {
     val rnd = new Random(7)
     var copied = 0L
     for (seq <- 0 until PropertyCases(300)) {
@@ -82,28 +81,29 @@ class GroupRecordSuite {
       val read = new GroupRecord(layout.valueSchema.length)
       read.load(value, codec)
 
-      assertEquals(s"sequence $seq", written.nextVisit, read.nextVisit)
-      assertEquals(s"sequence $seq", written.indexed, read.indexed)
-      assertTrue(s"sequence $seq", read.rowsInRecord)
-      assertEquals(s"sequence $seq", 0, read.ownRows)
-      assertEquals(s"sequence $seq: meta", meta == null, read.queueBack == null)
-      if (meta != null) assertEquals(s"sequence $seq: meta", meta, codec.queueBackValue(codec.buffer(read.queueBack),
+      assertResult(written.nextVisit, s"sequence $seq")(read.nextVisit)
+      assertResult(written.indexed, s"sequence $seq")(read.indexed)
+      assert(read.rowsInRecord, s"sequence $seq")
+      assertResult(0, s"sequence $seq")(read.ownRows)
+      assertResult(meta == null, s"sequence $seq: meta")(read.queueBack == null)
+      if (meta != null) assertResult(meta, s"sequence $seq: meta")(codec.queueBackValue(codec.buffer(read.queueBack),
         codec.lastPushed(read.queueBack).get, codec.backOldest(read.queueBack)))
       for (kind <- kinds) {
-        assertEquals(s"sequence $seq: $kind chunks", written.chunks(kind), read.chunks(kind))
-        assertEquals(s"sequence $seq: $kind rows", written.count(kind), read.count(kind))
+        assertResult(written.chunks(kind), s"sequence $seq: $kind chunks")(read.chunks(kind))
+        assertResult(written.count(kind), s"sequence $seq: $kind rows")(read.count(kind))
       }
       // A chunk's value read back brings its rows into the record, byte for byte.
       for ((kind, _, chunkValue) <- chunkValues) read.loadChunk(kind, chunkValue, codec)
       for (kind <- kinds; time <- chunked(kind).keySet.toArray) {
-        assertEquals(s"sequence $seq: $kind chunk row at $time", chunked(kind).get(time), read.entries(kind).get(time.asInstanceOf[java.lang.Long].longValue))
+        assertResult(chunked(kind).get(time), s"sequence $seq: $kind chunk row at $time")(
+          read.entries(kind).get(time.asInstanceOf[java.lang.Long].longValue))
       }
       for (kind <- kinds) {
         val entries = read.entries(kind)
         val inRecord = entries.timesArray.toSeq.filterNot(t => chunked(kind).containsKey(t))
-        assertEquals(s"sequence $seq: $kind times", expected(kind).keys.toSeq, inRecord)
+        assertResult(expected(kind).keys.toSeq, s"sequence $seq: $kind times")(inRecord)
         for ((time, row) <- expected(kind)) {
-          assertEquals(s"sequence $seq: $kind at $time", row, entries.get(time))
+          assertResult(row, s"sequence $seq: $kind at $time")(entries.get(time))
         }
       }
 
@@ -136,16 +136,19 @@ class GroupRecordSuite {
       val reread = new GroupRecord(layout.valueSchema.length)
       reread.load(codec.recordValue(null, fresh.contents()).copy(), codec)
       for (kind <- kinds) {
-        assertEquals(s"sequence $seq: $kind times written again", again(kind).keys.toSeq, reread.entries(kind).timesArray.toSeq)
-        for ((time, row) <- again(kind)) assertEquals(s"sequence $seq: $kind at $time written again", row, reread.entries(kind).get(time))
+        assertResult(again(kind).keys.toSeq, s"sequence $seq: $kind times written again")(
+          reread.entries(kind).timesArray.toSeq)
+        for ((time, row) <- again(kind)) assertResult(row, s"sequence $seq: $kind at $time written again")(
+          reread.entries(kind).get(time))
       }
       // The same bytes as the same rows put into a new record: copied where they are still as
       // read, encoded elsewhere.
-      assertArrayEquals(s"sequence $seq: bytes written again", writtenFresh(fresh, again, layout.valueSchema.length), fresh.contents())
+      assertResult(writtenFresh(fresh, again, layout.valueSchema.length), s"sequence $seq: bytes written again")(
+        fresh.contents())
       copied += fresh.rowsCopied
     }
     // 38 of the 300 cases: packed sections are a part of the random ones.
-    assertTrue(s"rows copied: $copied", copied > PropertyCases(10))
+    assert(copied > PropertyCases(10), s"rows copied: $copied")
   }
 
   /** The contents of a new record with the fields of `record` and the rows `rows`, put one by one. */
@@ -158,7 +161,7 @@ class GroupRecordSuite {
     rebuilt.ownRows = record.ownRows
     for (kind <- kinds; (time, row) <- rows(kind)) rebuilt.entries(kind).put(time, row)
     val bytes = rebuilt.contents()
-    assertEquals(0L, rebuilt.rowsCopied)
+    assertResult(0L)(rebuilt.rowsCopied)
     bytes
   }
 
@@ -171,7 +174,7 @@ class GroupRecordSuite {
    * Where a group's rows live is part of the record: a group whose rows are rows of their own
    * keeps their count, and an empty one (0 rows of their own) says nothing.
    */
-  @Test def rowsOfTheirOwnRoundTrip(): Unit = {
+  test("rows of their own round trip") {
     val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType)()),
       StructType(Seq(StructField("n", LongType, nullable = true))))
     val codec = layout.codec()
@@ -182,15 +185,15 @@ class GroupRecordSuite {
       written.nextVisit = 42L
       val read = new GroupRecord(layout.valueSchema.length)
       read.load(codec.recordValue(null, written.contents()).copy(), codec)
-      assertFalse(s"$own rows of their own", read.rowsInRecord)
-      assertEquals(own, read.ownRows)
-      assertEquals(42L, read.nextVisit)
+      assert(!read.rowsInRecord, s"$own rows of their own")
+      assertResult(own)(read.ownRows)
+      assertResult(42L)(read.nextVisit)
       read.nextVisit = GroupRecord.NoVisit
-      assertEquals(s"$own rows of their own", own == 0, read.isEmpty)
+      assertResult(own == 0, s"$own rows of their own")(read.isEmpty)
     }
   }
 
-  @Test def rowsAsReadAreCopied(): Unit = {
+  test("rows as read are copied") {
     val bufferSchema = StructType(Seq(StructField("count", LongType), StructField("sum", LongType), StructField("max", LongType)))
     val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType)()), bufferSchema)
     val codec = layout.codec()
@@ -210,9 +213,10 @@ class GroupRecordSuite {
       rows(t) = codec.partialValue(InternalRow(2L, 7L * visit, 99L)).copy()
       partials.put(t, rows(t))
       val contents = record.contents()
-      assertEquals(s"visit $visit: rows copied", 38L, record.rowsCopied)
-      assertArrayEquals(s"visit $visit", writtenFresh(record, Map(StateRowKind.Partial -> rows,
-        StateRowKind.Suffix -> scala.collection.mutable.TreeMap.empty[Long, UnsafeRow]), layout.valueSchema.length), contents)
+      assertResult(38L, s"visit $visit: rows copied")(record.rowsCopied)
+      assertResult(writtenFresh(record, Map(StateRowKind.Partial -> rows,
+        StateRowKind.Suffix -> scala.collection.mutable.TreeMap.empty[Long, UnsafeRow]), layout.valueSchema.length),
+        s"visit $visit")(contents)
       value = codec.recordValue(null, contents).copy()
     }
   }
@@ -221,7 +225,7 @@ class GroupRecordSuite {
    * Buffers of small integers 30 seconds apart, as a sliding window's counts and sums: written
    * packed, each entry takes fewer bytes than its buffer alone, and reads back byte for byte.
    */
-  @Test def smallIntegersArePacked(): Unit = {
+  test("small integers are packed") {
     val bufferSchema = StructType(Seq(StructField("count", LongType), StructField("sum", LongType), StructField("max", LongType)))
     val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType)()), bufferSchema)
     val codec = layout.codec()
@@ -233,9 +237,9 @@ class GroupRecordSuite {
     }
     val contents = written.contents()
     // 32 bytes a buffer alone (null bits and three longs), 4 for each time.
-    assertTrue(s"${contents.length} bytes", contents.length < 80 * 20)
+    assert(contents.length < 80 * 20, s"${contents.length} bytes")
     val read = new GroupRecord(layout.valueSchema.length)
     read.load(codec.recordValue(null, contents).copy(), codec)
-    for (kind <- kinds; t <- times) assertEquals(s"$kind at $t", written.entries(kind).get(t), read.entries(kind).get(t))
+    for (kind <- kinds; t <- times) assertResult(written.entries(kind).get(t), s"$kind at $t")(read.entries(kind).get(t))
   }
 }

@@ -4,8 +4,7 @@ package sliding
 import scala.collection.mutable
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProjection, UnsafeRow}
@@ -17,7 +16,7 @@ import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType}
  * deleted once loaded unless written again; checked after every simulated visit against the rows
  * as a sorted map holds them, and against what the store holds.
  */
-class RecordChunksSuite {
+class RecordChunksSuite extends AnyFunSuite {
   private val layout = WindowStateLayout(2, Seq(AttributeReference("k", LongType, nullable = false)()),
     StructType(Seq(StructField("n", LongType, nullable = true))))
   private val codec = layout.codec()
@@ -32,8 +31,8 @@ class RecordChunksSuite {
     override def put(group: InternalRow, series: Int, first: Long, value: UnsafeRow): Unit =
       rows((StateRowKind.of(series), first)) = value.copy()
     override def remove(group: InternalRow, series: Int, first: Long): Unit =
-      assertTrue(s"a ${StateRowKind.of(series)} chunk at $first to remove",
-        rows.remove((StateRowKind.of(series), first)).isDefined)
+      assert(rows.remove((StateRowKind.of(series), first)).isDefined,
+        s"a ${StateRowKind.of(series)} chunk at $first to remove")
   }
 
   private def value(n: Long): UnsafeRow = codec.partialValue(InternalRow(n)).copy()
@@ -80,41 +79,41 @@ class RecordChunksSuite {
     }
   }
 
-  @Test def rowsMovedOutComeBackThroughTheCursor(): Unit = {
+  test("rows moved out come back through the cursor") {
     val visits = new Visits(chunkRows = 4, hotRows = 2)
     visits.open()
     (0L until 30L).foreach(t => visits.put(StateRowKind.Partial, t * 10, t))
     visits.close()
     // 2 at each end kept, the 26 between in chunks of 4, but the tail's last run, which waits to
     // make a whole chunk.
-    assertEquals(6, visits.record.chunks(StateRowKind.Partial).size)
-    assertEquals(6, visits.store.rows.size)
-    assertEquals(6L, visits.counters.created)
-    assertEquals(30, visits.record.count(StateRowKind.Partial))
+    assertResult(6)(visits.record.chunks(StateRowKind.Partial).size)
+    assertResult(6)(visits.store.rows.size)
+    assertResult(6L)(visits.counters.created)
+    assertResult(30)(visits.record.count(StateRowKind.Partial))
 
     visits.open()
-    assertEquals((0L until 30L).map(t => (t * 10, t)), visits.read(StateRowKind.Partial, Long.MinValue, Long.MaxValue))
+    assertResult((0L until 30L).map(t => (t * 10, t)))(visits.read(StateRowKind.Partial, Long.MinValue, Long.MaxValue))
     visits.close()
     // Every chunk was loaded and moved out again under the same first time: nothing deleted.
-    assertEquals(0L, visits.counters.removed)
-    assertEquals(6, visits.store.rows.size)
+    assertResult(0L)(visits.counters.removed)
+    assertResult(6)(visits.store.rows.size)
   }
 
-  @Test def aRangeLoadsOnlyTheChunksItReaches(): Unit = {
+  test("a range loads only the chunks it reaches") {
     val visits = new Visits(chunkRows = 4, hotRows = 2)
     visits.open()
     (0L until 30L).foreach(t => visits.put(StateRowKind.Partial, t * 10, t))
     visits.close()
     val before = visits.counters.read
     visits.open()
-    assertEquals(Seq((0L, 0L), (10L, 1L)), visits.read(StateRowKind.Partial, Long.MinValue, 15L))
-    assertEquals("the head is in the record", before, visits.counters.read)
-    assertEquals(Seq((60L, 6L)), visits.read(StateRowKind.Partial, 55L, 65L))
-    assertEquals("one chunk read", before + 1, visits.counters.read)
+    assertResult(Seq((0L, 0L), (10L, 1L)))(visits.read(StateRowKind.Partial, Long.MinValue, 15L))
+    assertResult(before, "the head is in the record")(visits.counters.read)
+    assertResult(Seq((60L, 6L)))(visits.read(StateRowKind.Partial, 55L, 65L))
+    assertResult(before + 1, "one chunk read")(visits.counters.read)
     visits.close()
   }
 
-  @Test def randomVisitsKeepEveryRow(): Unit = {
+  test("random visits keep every row") {
     val rnd = new Random(11)
     for (seq <- 0 until 200) {
       val visits = new Visits(chunkRows = 1 + rnd.nextInt(6), hotRows = rnd.nextInt(4))
@@ -140,22 +139,22 @@ class RecordChunksSuite {
           if (rnd.nextInt(5) == 0 && rows.nonEmpty) { // a range read in between
             val (a, b) = (rnd.nextLong() % (next + 2), rnd.nextLong() % (next + 2))
             val (from, to) = (math.min(a, b), math.max(a, b))
-            assertEquals(s"sequence $seq visit $visit: $kind in [$from, $to]",
-              rows.range(from, to + 1).toSeq, visits.read(kind, from, to))
+            assertResult(rows.range(from, to + 1).toSeq,
+              s"sequence $seq visit $visit: $kind in [$from, $to]")(visits.read(kind, from, to))
           }
         }
         visits.close()
         // The record lists exactly the chunks the store holds, and counts every row.
         val listed = kinds.flatMap(k => visits.record.chunks(k).keySet.toArray.map(t => (k, t.asInstanceOf[java.lang.Long].longValue)))
-        assertEquals(s"sequence $seq visit $visit: chunks", listed.toSet, visits.store.rows.keySet.toSet)
-        assertEquals(s"sequence $seq visit $visit: store rows counted", visits.store.rows.size.toLong,
-          visits.counters.created - visits.counters.removed)
-        for (kind <- kinds) assertEquals(s"sequence $seq visit $visit: $kind count", expected(kind).size,
-          visits.record.count(kind))
+        assertResult(listed.toSet, s"sequence $seq visit $visit: chunks")(visits.store.rows.keySet.toSet)
+        assertResult(visits.store.rows.size.toLong,
+          s"sequence $seq visit $visit: store rows counted")(visits.counters.created - visits.counters.removed)
+        for (kind <- kinds) assertResult(expected(kind).size,
+          s"sequence $seq visit $visit: $kind count")(visits.record.count(kind))
       }
       visits.open()
-      for (kind <- kinds) assertEquals(s"sequence $seq: $kind rows", expected(kind).toSeq,
-        visits.read(kind, Long.MinValue, Long.MaxValue))
+      for (kind <- kinds) assertResult(expected(kind).toSeq,
+        s"sequence $seq: $kind rows")(visits.read(kind, Long.MinValue, Long.MaxValue))
       visits.close()
     }
   }

@@ -3,8 +3,7 @@ package sliding
 
 import scala.util.Random
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.unsafe.Platform
@@ -14,8 +13,8 @@ import org.apache.spark.unsafe.Platform
  * puts (new times at either end or between, and times already held), removes, range removes
  * (rows moved out to a chunk) and position searches.
  */
-class TimeRowsSuite {
-  @Test def behavesAsASortedMap(): Unit = {
+class TimeRowsSuite extends AnyFunSuite {
+  test("behaves as a sorted map") {
     val rnd = new Random(11)
     for (seq <- 0 until 500) {
       val rows = new TimeRows(1)
@@ -41,19 +40,19 @@ class TimeRowsSuite {
             expected.clear()
           case _ =>
             val keys = expected.keys.toIndexedSeq
-            assertEquals(s"sequence $seq: ceiling of $time", keys.indexWhere(_ >= time) match {
+            assertResult(keys.indexWhere(_ >= time) match {
               case -1 => keys.size
               case i => i
-            }, rows.ceilingIndex(time))
-            assertEquals(s"sequence $seq: higher of $time", keys.indexWhere(_ > time) match {
+            }, s"sequence $seq: ceiling of $time")(rows.ceilingIndex(time))
+            assertResult(keys.indexWhere(_ > time) match {
               case -1 => keys.size
               case i => i
-            }, rows.higherIndex(time))
-            assertEquals(s"sequence $seq: get $time", expected.get(time).orNull, rows.get(time))
+            }, s"sequence $seq: higher of $time")(rows.higherIndex(time))
+            assertResult(expected.get(time).orNull, s"sequence $seq: get $time")(rows.get(time))
         }
-        assertEquals(s"sequence $seq: size", expected.size, rows.size)
-        assertEquals(s"sequence $seq: times", expected.keys.toSeq, rows.timesArray.toSeq)
-        for (i <- 0 until rows.size) assertSame(expected(rows.timeAt(i)), rows.valueAt(i))
+        assertResult(expected.size, s"sequence $seq: size")(rows.size)
+        assertResult(expected.keys.toSeq, s"sequence $seq: times")(rows.timesArray.toSeq)
+        for (i <- 0 until rows.size) assert(expected(rows.timeAt(i)) eq rows.valueAt(i))
       }
     }
   }
@@ -63,7 +62,7 @@ class TimeRowsSuite {
    * moved by puts and removes: each becomes, when read, the value that holds its buffer alone,
    * and keeps its words until then.
    */
-  @Test def rowsKeptAsWords(): Unit = {
+  test("rows kept as words") {
     val rnd = new Random(12)
     val fields = 4
     for (seq <- 0 until 300) {
@@ -85,25 +84,25 @@ class TimeRowsSuite {
             expected -= time
           case _ =>
         }
-        assertEquals(s"sequence $seq: times", expected.keys.toSeq, rows.timesArray.toSeq)
+        assertResult(expected.keys.toSeq, s"sequence $seq: times")(rows.timesArray.toSeq)
         for (i <- 0 until rows.size if rnd.nextInt(4) == 0 || i == rows.size - 1) {
           expected(rows.timeAt(i)) match {
-            case Right(row) => assertSame(row, rows.valueAt(i))
+            case Right(row) => assert(row eq rows.valueAt(i))
             case Left(words) =>
               if (rows.keptAsWords(i)) {
-                assertEquals(words.toSeq, (0 until 3).map(rows.bufferWord(i, _)))
+                assertResult(words.toSeq)((0 until 3).map(rows.bufferWord(i, _)))
                 val copied = new Array[Long](3)
                 rows.copyWords(i, copied)
-                assertEquals(words.toSeq, copied.toSeq)
+                assertResult(words.toSeq)(copied.toSeq)
               }
               val value = rows.valueAt(i)
-              assertFalse(rows.keptAsWords(i))
-              assertEquals(fields, value.numFields)
-              assertFalse(value.isNullAt(0))
-              for (f <- 1 until fields) assertTrue(value.isNullAt(f))
+              assert(!rows.keptAsWords(i))
+              assertResult(fields)(value.numFields)
+              assert(!value.isNullAt(0))
+              for (f <- 1 until fields) assert(value.isNullAt(f))
               val offsetAndSize = value.getLong(0)
-              assertEquals(24, offsetAndSize.toInt)
-              assertEquals(words.toSeq, (0 until 3).map(w => Platform.getLong(value.getBaseObject,
+              assertResult(24)(offsetAndSize.toInt)
+              assertResult(words.toSeq)((0 until 3).map(w => Platform.getLong(value.getBaseObject,
                 value.getBaseOffset + (offsetAndSize >>> 32) + 8L * w)))
           }
         }
@@ -111,13 +110,13 @@ class TimeRowsSuite {
     }
   }
 
-  @Test def extremeTimes(): Unit = {
+  test("extreme times") {
     val rows = new TimeRows(1)
     rows.put(Long.MaxValue, new UnsafeRow(1))
     rows.put(Long.MinValue, new UnsafeRow(1))
-    assertEquals(0, rows.ceilingIndex(Long.MinValue))
-    assertEquals(1, rows.higherIndex(Long.MinValue))
-    assertEquals(1, rows.ceilingIndex(Long.MaxValue))
-    assertEquals(2, rows.higherIndex(Long.MaxValue))
+    assertResult(0)(rows.ceilingIndex(Long.MinValue))
+    assertResult(1)(rows.higherIndex(Long.MinValue))
+    assertResult(1)(rows.ceilingIndex(Long.MaxValue))
+    assertResult(2)(rows.higherIndex(Long.MaxValue))
   }
 }

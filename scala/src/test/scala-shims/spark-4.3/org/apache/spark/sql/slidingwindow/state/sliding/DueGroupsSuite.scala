@@ -1,8 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 package sliding
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
@@ -15,7 +14,7 @@ import org.apache.spark.sql.types.{DataType, IntegerType}
  * as when every group receives rows in every micro-batch. Every commit here checks the count of
  * the index's entries against the index ([[RocksDBTestStore]]).
  */
-class DueGroupsSuite {
+class DueGroupsSuite extends AnyFunSuite {
   import RocksDBTestStore.{codec, group, layout, limits}
   private val groups = 0L until 20L
 
@@ -51,42 +50,42 @@ class DueGroupsSuite {
     try f(store) finally store.close()
   }
 
-  @Test def whenEveryGroupClaimedItsVisitTheIndexIsNotRead(): Unit = withStore { store =>
+  test("when every group claimed its visit the index is not read")(withStore { store =>
     scheduledAt10(store)
     store.batch(1, watermark = Some(20L)) { state =>
       ingest(state, groups, 30L) // each keeps its entry at 10, under the watermark
-      assertEquals((Nil, 0L), due(state))
+      assertResult((Nil, 0L))(due(state))
     }
     // And in the micro-batch after, from the count that one saved.
     store.batch(2, watermark = Some(40L)) { state =>
       ingest(state, groups, 50L)
-      assertEquals((Nil, 0L), due(state))
+      assertResult((Nil, 0L))(due(state))
     }
-  }
+  })
 
-  @Test def aGroupThatDidNotClaimItsVisitIsFound(): Unit = withStore { store =>
+  test("a group that did not claim its visit is found")(withStore { store =>
     scheduledAt10(store)
     store.batch(1, watermark = Some(20L)) { state =>
       ingest(state, groups.filter(_ != 7L), 30L)
       val (found, read) = due(state)
-      assertEquals(Seq(7L), found)
-      assertEquals("every entry read, those claimed passed over", groups.size.toLong, read)
+      assertResult(Seq(7L))(found)
+      assertResult(groups.size.toLong, "every entry read, those claimed passed over")(read)
     }
-  }
+  })
 
-  @Test def aGroupScheduledLaterIsReadAndNotFound(): Unit = withStore { store =>
+  test("a group scheduled later is read and not found")(withStore { store =>
     scheduledAt10(store)
     store.batch(1, watermark = Some(5L))(state => ingest(state, Seq(99L), 100L)) // entry at 100
     store.batch(2, watermark = Some(20L)) { state =>
       ingest(state, groups, 30L)
       // Group 99's entry, later than the watermark, is not claimed: the index is read, up to it.
       val (found, read) = due(state)
-      assertEquals(Nil, found)
-      assertEquals(groups.size.toLong, read)
+      assertResult(Nil)(found)
+      assertResult(groups.size.toLong)(read)
     }
-  }
+  })
 
-  @Test def entriesRemovedUnclaimedCountAsGone(): Unit = withStore { store =>
+  test("entries removed unclaimed count as gone")(withStore { store =>
     scheduledAt10(store)
     store.batch(1, watermark = Some(20L)) { state =>
       ingest(state, groups.filter(_ >= 5L), 30L)
@@ -97,16 +96,16 @@ class DueGroupsSuite {
         state.timers.schedule(40L, g)
         state.close()
       }
-      assertEquals((Nil, 0L), due(state))
+      assertResult((Nil, 0L))(due(state))
     }
-  }
+  })
 
   /**
    * The skip of the index read rests on its entries' count; the tests check every skip against the
    * index itself: an entry under the watermark that the count does not know of (written here
    * behind the state's back) fails the micro-batch instead of leaving its group unvisited.
    */
-  @Test def aSkipThatWouldMissAnEntryFails(): Unit = withStore { store =>
+  test("a skip that would miss an entry fails")(withStore { store =>
     scheduledAt10(store)
     val failure = try {
       store.batch(1, watermark = Some(20L)) { state =>
@@ -118,6 +117,6 @@ class DueGroupsSuite {
       }
       None
     } catch { case e: IllegalStateException => Some(e.getMessage) }
-    assertTrue(s"failed: $failure", failure.exists(_.contains("unclaimed entry under the watermark")))
-  }
+    assert(failure.exists(_.contains("unclaimed entry under the watermark")), s"failed: $failure")
+  })
 }

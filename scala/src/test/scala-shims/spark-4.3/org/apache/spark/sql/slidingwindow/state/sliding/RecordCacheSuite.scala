@@ -1,8 +1,7 @@
 package org.apache.spark.sql.slidingwindow.state
 package sliding
 
-import org.junit.Assert._
-import org.junit.Test
+import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow
 
@@ -12,7 +11,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * store whenever the version it opened is not the one those records are of (another attempt, a
  * rerun of a micro-batch, a task that failed), or the cache is off or outgrown.
  */
-class RecordCacheSuite {
+class RecordCacheSuite extends AnyFunSuite {
   import RocksDBTestStore.{codec, group, layout, limits}
 
   private def newStore(cacheBytes: Long) = new RocksDBTestStore(layout, limits, cacheBytes)
@@ -46,21 +45,22 @@ class RecordCacheSuite {
       store.batch(0)(write(_, groups, 1))
       between(store)
       val (counts, state) = store.batch(1)(read(_, groups))
-      assertEquals(groups.map(_ => Some(1L)), counts)
+      assertResult(groups.map(_ => Some(1L)))(counts)
       state
     } finally store.close()
   }
 
-  @Test def aMicroBatchReadsTheRecordsTheOneBeforeCommittedFromMemory(): Unit = {
+  test("a micro-batch reads the records the one before committed from memory") {
     val state = nextMicroBatch(cacheBytes = -1)
-    assertEquals("every record read came from memory", 0L, state.rowsRead)
-    assertEquals(groups.size.toLong, state.recordsFromCache)
+    assertResult(0L, "every record read came from memory")(state.rowsRead)
+    assertResult(groups.size.toLong)(state.recordsFromCache)
   }
 
-  @Test def withoutTheCacheEveryRecordIsReadFromTheStore(): Unit =
-    assertEquals(groups.size.toLong, nextMicroBatch(cacheBytes = 0).rowsRead)
+  test("without the cache every record is read from the store") {
+    assertResult(groups.size.toLong)(nextMicroBatch(cacheBytes = 0).rowsRead)
+  }
 
-  @Test def aRerunOfAMicroBatchReadsTheVersionItOpened(): Unit = {
+  test("a rerun of a micro-batch reads the version it opened") {
     val store = newStore(cacheBytes = -1)
     try {
       store.batch(0)(write(_, groups, 1)) // version 1: counts 1
@@ -68,21 +68,21 @@ class RecordCacheSuite {
       // The micro-batch that made version 2 runs again (a restart before its commit was logged):
       // the records cached are version 2's, not version 1's.
       val (counts, state) = store.batch(1)(read(_, groups))
-      assertEquals(groups.map(_ => Some(1L)), counts)
-      assertEquals(groups.size.toLong, state.rowsRead)
+      assertResult(groups.map(_ => Some(1L)))(counts)
+      assertResult(groups.size.toLong)(state.rowsRead)
       // It wrote nothing, and committed version 2 again with its own records: cached again.
       val (again, next) = store.batch(2)(read(_, groups))
-      assertEquals(groups.map(_ => Some(1L)), again)
-      assertEquals(0L, next.rowsRead)
+      assertResult(groups.map(_ => Some(1L)))(again)
+      assertResult(0L)(next.rowsRead)
     } finally store.close()
   }
 
-  @Test def aTaskThatFailsDropsTheRecordsItTook(): Unit = {
+  test("a task that fails drops the records it took") {
     val state = nextMicroBatch(cacheBytes = -1, between = _.batch(1, fail = true)(write(_, groups, 2)))
-    assertEquals(groups.size.toLong, state.rowsRead)
+    assertResult(groups.size.toLong)(state.rowsRead)
   }
 
-  @Test def recordsRemovedAreRemovedFromTheCache(): Unit = {
+  test("records removed are removed from the cache") {
     val store = newStore(cacheBytes = -1)
     try {
       store.batch(0)(write(_, groups, 1))
@@ -95,31 +95,32 @@ class RecordCacheSuite {
         }
       }
       val (counts, state) = store.batch(2)(read(_, groups))
-      assertEquals(groups.map(k => if (k % 2 == 0) None else Some(1L)), counts)
+      assertResult(groups.map(k => if (k % 2 == 0) None else Some(1L)))(counts)
       // The odd groups from memory; the even ones are gone from both, and are looked up in the store.
-      assertEquals(0L, state.rowsRead)
+      assertResult(0L)(state.rowsRead)
     } finally store.close()
   }
 
-  @Test def aCacheOutgrownStopsCachingAndReadsTheStore(): Unit = // room for a few records of the 20
-    assertEquals(groups.size.toLong, nextMicroBatch(cacheBytes = 1000).rowsRead)
+  test("a cache outgrown stops caching and reads the store") { // room for a few records of the 20
+    assertResult(groups.size.toLong)(nextMicroBatch(cacheBytes = 1000).rowsRead)
+  }
 
-  @Test def theExecutorsRecordsStayWithinTheBound(): Unit = {
+  test("the executor's records stay within the bound") {
     val first = newStore(cacheBytes = -1)
     val before = RecordCache.publishedBytesForTests
     first.batch(0)(write(_, groups, 1))
     val bytes = RecordCache.publishedBytesForTests - before // one partition's records
-    assertTrue(bytes > 0)
+    assert(bytes > 0)
     val bound = bytes * 5 / 2
     val others = (0 until 3).map(_ => newStore(cacheBytes = bound))
     try {
       others.foreach(_.batch(0)(write(_, groups, 1)))
-      assertTrue(RecordCache.publishedBytesForTests <= bound)
+      assert(RecordCache.publishedBytesForTests <= bound)
       // The partitions published last are still cached; the first ones made room for them.
       val (_, last) = others.last.batch(1)(read(_, groups))
-      assertEquals(0L, last.rowsRead)
+      assertResult(0L)(last.rowsRead)
       val (_, firstAgain) = first.batch(1)(read(_, groups))
-      assertEquals(groups.size.toLong, firstAgain.rowsRead)
+      assertResult(groups.size.toLong)(firstAgain.rowsRead)
     } finally (first +: others).foreach(_.close())
   }
 }
