@@ -11,6 +11,7 @@
 //
 //   python3 buildtools/sbt.py package   # the jar
 //   python3 buildtools/sbt.py test      # the JUnit suites under scala/src/test/scala
+//   ... -Decosystem test                # and the StreamTest suites (Spark 3.5 to 4.2; below)
 //
 // The jar has no dependencies of its own (Spark is provided at run time), so no assembly is needed.
 
@@ -35,6 +36,36 @@ val sparkVersion = spark.fullVersion
 val sparkJarsFolder: Option[File] =
   sys.props.get("sparkJars").orElse(sys.env.get("SWA_SPARK_JARS")).map(file)
 val mavenSpark: Option[String] = spark.mavenVersion
+
+// -Decosystem: the Scala suites on Spark's own test kits (Spark's StreamTest and
+// SharedSparkSession: the `tests` jars of spark-core, catalyst and sql) and its Kafka connector,
+// at the minor's Maven patch (mavenVersion; none for Spark 4.3). The suites live in
+// scala/src/ecosystem-test (scala; scala-shims/spark-* by the rule of the main shims; resources),
+// compiled only with this setting:
+//   python3 buildtools/sbt.py -DsparkVersion=4.2 -DsparkJars=<pyspark>/jars -Decosystem "testOnly *StreamSuite"
+// The test jars come without their dependencies (Spark's own jars are on the classpath already);
+// with -DsparkJars, the connector's dependencies that the Spark folder has (spark-tags,
+// hadoop-client-runtime, ...) are left out too, so that the folder's jars are the ones used.
+lazy val ecosystemTests: Seq[Setting[_]] = if (!sys.props.contains("ecosystem")) Nil else {
+  val v = mavenSpark.getOrElse(sys.error(
+    s"-Decosystem: Spark $sparkVersion's test jars are not served by the Maven repository"))
+  val inSparkFolder = sparkJarsFolder.toSeq.flatMap(d => (d * "*.jar").get).flatMap { jar =>
+    "^(.+?)-\\d[^-]*(-.*)?\\.jar$".r.findFirstMatchIn(jar.getName).map(m => ExclusionRule("*", m.group(1)))
+  }
+  Seq(
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-core"           % v % Test classifier "tests" intransitive(),
+      "org.apache.spark" %% "spark-catalyst"       % v % Test classifier "tests" intransitive(),
+      "org.apache.spark" %% "spark-sql"            % v % Test classifier "tests" intransitive(),
+      ("org.apache.spark" %% "spark-sql-kafka-0-10" % (if (v.startsWith("3.5")) "3.5.7" else v) % Test)
+        .excludeAll(inSparkFolder: _*)),
+    Test / unmanagedSourceDirectories ++= {
+      val dir = baseDirectory.value / "scala" / "src" / "ecosystem-test"
+      (dir / "scala") +: spark.shimFolders(dir / "scala-shims")
+    },
+    // Its log4j2-test.properties: errors only.
+    Test / unmanagedResourceDirectories += baseDirectory.value / "scala" / "src" / "ecosystem-test" / "resources")
+}
 
 lazy val root = (project in file("."))
   .settings(
@@ -64,13 +95,7 @@ lazy val root = (project in file("."))
       "junit"            %  "junit"           % "4.13.2"     % Test,
       "com.github.sbt"   %  "junit-interface" % "0.13.3"     % Test,
       "org.scalatest"    %% "scalatest"       % "3.2.19"     % Test
-    ) ++ (if (sys.props.contains("ecosystem")) mavenSpark.toSeq.flatMap { v => Seq(
-      // With -Decosystem: Spark's test kits and its Kafka connector (resolved; no suite uses them yet).
-      "org.apache.spark" %% "spark-core"           % v % Test classifier "tests",
-      "org.apache.spark" %% "spark-catalyst"       % v % Test classifier "tests",
-      "org.apache.spark" %% "spark-sql"            % v % Test classifier "tests",
-      "org.apache.spark" %% "spark-sql-kafka-0-10" % (if (v.startsWith("3.5")) "3.5.7" else v) % Test)
-    } else Nil),
+    ),
     Compile / unmanagedJars ++= sparkJarsFolder.toSeq.flatMap(d => (d * "*.jar").classpath),
     // Spark's jars are provided at run time: not packaged, not in the published POM.
     Test / unmanagedJars ++= sparkJarsFolder.toSeq.flatMap(d => (d * "*.jar").classpath),
@@ -118,3 +143,4 @@ lazy val root = (project in file("."))
     Test / parallelExecution := false,
     Test / testOptions += Tests.Argument(TestFrameworks.JUnit, "-v", "-a")
   )
+  .settings(ecosystemTests: _*)
