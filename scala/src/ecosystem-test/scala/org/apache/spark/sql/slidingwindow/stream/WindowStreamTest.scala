@@ -25,6 +25,7 @@ trait WindowStreamTest extends StreamTest {
     // Two partitions: more than one state store per operator, and fewer tasks than Spark's
     // test session's five.
     spark.conf.set(SQLConf.SHUFFLE_PARTITIONS.key, "2")
+    PlanChangeValidation.turnOff(spark)
   }
 
   /** The events, `(k, t)`, and the stream that reads them with a watermark `delay` behind `ts`. */
