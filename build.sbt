@@ -63,6 +63,8 @@ lazy val ecosystemTests: Seq[Setting[_]] = if (!sys.props.contains("ecosystem"))
       val dir = baseDirectory.value / "scala" / "src" / "ecosystem-test"
       (dir / "scala") +: spark.shimFolders(dir / "scala-shims")
     },
+    // Short queries, which C2's compiles would not repay (as the JUnit runs of the offline build).
+    Test / javaOptions += "-XX:TieredStopAtLevel=1",
     // Its log4j2-test.properties: errors only.
     Test / unmanagedResourceDirectories += baseDirectory.value / "scala" / "src" / "ecosystem-test" / "resources")
 }
