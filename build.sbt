@@ -11,7 +11,7 @@
 //
 //   python3 buildtools/sbt.py package   # the jar
 //   python3 buildtools/sbt.py test      # the JUnit suites under scala/src/test/scala
-//   ... -Decosystem test                # and the StreamTest suites (Spark 3.5 to 4.2; below)
+//   ... -Decosystem test                # and the StreamTest suites (not on Spark 4.3; below)
 //
 // The jar has no dependencies of its own (Spark is provided at run time), so no assembly is needed.
 
