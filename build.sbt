@@ -11,6 +11,7 @@
 //
 //   python3 buildtools/sbt.py package   # the jar
 //   python3 buildtools/sbt.py test      # the ScalaTest suites under scala/src/test/scala
+//   ... -Decosystem test                # and the StreamTest suites (not on Spark 4.3; below)
 //
 // The jar has no dependencies of its own (Spark is provided at run time), so no assembly is needed.
 
@@ -40,17 +41,33 @@ val mavenSpark: Option[String] = spark.mavenVersion
 val sparkJarArtifacts: Set[String] = sparkJarsFolder.toSeq.flatMap(d => Option(d.list).toSeq.flatten)
   .filter(_.endsWith(".jar")).map(artifactOf).toSet
 def artifactOf(jar: String): String = jar.replaceFirst("""-\d[\w.\-]*\.jar$""", "")
-// With -Decosystem (Spark 3.5, 4.0, 4.1 and 4.2; 4.3 has none served): Spark's test kits
-// (StreamTest, SharedSparkSession) and its Kafka connector, from the Maven repository at
-// mavenVersion. Against -DsparkJars the test jars come alone: their dependencies are Spark's own,
-// which that folder has in the tested patch.
-val ecosystem: Seq[ModuleID] = if (!sys.props.contains("ecosystem")) Nil else mavenSpark.toSeq.flatMap { v =>
-  def testKit(m: ModuleID) = if (sparkJarsFolder.isDefined) m.intransitive() else m
+
+// -Decosystem: the Scala suites on Spark's own test kits (Spark's StreamTest and
+// SharedSparkSession: the `tests` jars of spark-core, catalyst and sql) and its Kafka connector,
+// at the minor's Maven patch (mavenVersion; none for Spark 4.3). The suites live in
+// scala/src/ecosystem-test (scala; scala-shims/spark-* by the rule of the main shims; resources),
+// compiled only with this setting:
+//   python3 buildtools/sbt.py -DsparkVersion=4.2 -DsparkJars=<pyspark>/jars -Decosystem "testOnly *StreamSuite"
+// The test jars come without their dependencies (Spark's own jars are on the classpath already);
+// with -DsparkJars, the connector's dependencies that the Spark folder has (spark-tags,
+// hadoop-client-runtime, ...) are left out too, so that the folder's jars are the ones used.
+lazy val ecosystemTests: Seq[Setting[_]] = if (!sys.props.contains("ecosystem")) Nil else {
+  val v = mavenSpark.getOrElse(sys.error(
+    s"-Decosystem: Spark $sparkVersion's test jars are not served by the Maven repository"))
+  val inSparkFolder = sparkJarArtifacts.toSeq.sorted.map(ExclusionRule("*", _))
   Seq(
-    testKit("org.apache.spark" %% "spark-core"     % v % Test classifier "tests"),
-    testKit("org.apache.spark" %% "spark-catalyst" % v % Test classifier "tests"),
-    testKit("org.apache.spark" %% "spark-sql"      % v % Test classifier "tests"),
-    "org.apache.spark" %% "spark-sql-kafka-0-10" % (if (v.startsWith("3.5")) "3.5.7" else v) % Test)
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-core"           % v % Test classifier "tests" intransitive(),
+      "org.apache.spark" %% "spark-catalyst"       % v % Test classifier "tests" intransitive(),
+      "org.apache.spark" %% "spark-sql"            % v % Test classifier "tests" intransitive(),
+      ("org.apache.spark" %% "spark-sql-kafka-0-10" % (if (v.startsWith("3.5")) "3.5.7" else v) % Test)
+        .excludeAll(inSparkFolder: _*)),
+    Test / unmanagedSourceDirectories ++= {
+      val dir = baseDirectory.value / "scala" / "src" / "ecosystem-test"
+      (dir / "scala") +: spark.shimFolders(dir / "scala-shims")
+    },
+    // Its log4j2-test.properties: errors only.
+    Test / unmanagedResourceDirectories += baseDirectory.value / "scala" / "src" / "ecosystem-test" / "resources")
 }
 
 lazy val root = (project in file("."))
@@ -77,7 +94,7 @@ lazy val root = (project in file("."))
         // Provided: on the Compile and Test classpaths, not a dependency of the published jar.
         "org.apache.spark" %% "spark-sql" % mavenSpark.getOrElse(sys.error(
           s"Spark $sparkVersion is not served by the Maven repository: pass -DsparkJars=<pyspark>/jars")) % Provided)
-    }) ++ Seq("org.scalatest" %% "scalatest" % "3.2.19" % Test) ++ ecosystem,
+    }) ++ Seq("org.scalatest" %% "scalatest" % "3.2.19" % Test),
     Compile / unmanagedJars ++= sparkJarsFolder.toSeq.flatMap(d => (d * "*.jar").classpath),
     // Spark's jars are provided at run time: not packaged, not in the published POM.
     Test / unmanagedJars ++= sparkJarsFolder.toSeq.flatMap(d => (d * "*.jar").classpath),
@@ -136,3 +153,4 @@ lazy val root = (project in file("."))
     // Each test's name and duration as it ends, and a failure's full stack trace and message.
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
   )
+  .settings(ecosystemTests: _*)

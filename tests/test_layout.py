@@ -1,6 +1,7 @@
 """The tests are laid out as docs/development.md says: tests/ holds test modules only (and
 conftest.py), each importing no other, what they share is in tests/support/; the page's tables
-list exactly the test modules, the ScalaTest suites and the support modules there are."""
+list exactly the test modules, the ScalaTest suites, the StreamTest suites and the support
+modules there are."""
 from __future__ import annotations
 
 import ast
@@ -12,6 +13,7 @@ from checkout import ROOT, SUPPORT, TESTS
 
 PAGE = os.path.join(ROOT, "docs", "development.md")
 SCALA_TESTS = os.path.join(ROOT, "scala", "src", "test")
+STREAMTEST_SUITES = os.path.join(ROOT, "scala", "src", "ecosystem-test")
 SUITE_PACKAGE = "org/apache/spark/sql/slidingwindow/"
 
 
@@ -52,6 +54,13 @@ def test_development_lists_every_scala_suite():
               for folder, _, files in os.walk(SCALA_TESTS) for n in files if n.endswith("Suite.scala")]
     assert suites, "no *Suite.scala under scala/src/test"
     assert_lists("### ScalaTest suites", suites, "scala/src/test (under org/apache/spark/sql/slidingwindow/)")
+
+
+def test_development_lists_every_streamtest_suite():
+    suites = [os.path.join(folder, n).replace(os.sep, "/").split(SUITE_PACKAGE, 1)[1]
+              for folder, _, files in os.walk(STREAMTEST_SUITES) for n in files if n.endswith("Suite.scala")]
+    assert suites, "no *Suite.scala under scala/src/ecosystem-test"
+    assert_lists("### StreamTest suites", suites, "scala/src/ecosystem-test (under org/apache/spark/sql/slidingwindow/)")
 
 
 def test_development_lists_every_support_module():

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.slidingwindow.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Cast, UnixMicros}
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window}
+import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan, Window}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.util.{quoteIfNeeded, toPrettySQL}
 import org.apache.spark.sql.slidingwindow.errors.WindowErrors
@@ -18,9 +18,15 @@ import org.apache.spark.sql.types.TimestampNTZType
  * column are one node, whatever their ORDER BY expression.
  */
 object PlanStreamingTrailingWindows extends Rule[LogicalPlan] {
+  // Every streaming Window of the plan, those of subtrees already analyzed too (which the
+  // analyzer's resolveOperators skips): Spark's own analyzer rules that must see the whole plan
+  // declare it so, and its tests (Utils.isTesting) refuse a transform in the analyzer otherwise.
   override def apply(plan: LogicalPlan): LogicalPlan =
     if (!plan.resolved || !plan.isStreaming) plan
-    else plan.transformUp {
+    else AnalysisHelper.allowInvokingTransformsInAnalyzer(transform(plan))
+
+  private def transform(plan: LogicalPlan): LogicalPlan =
+    plan.transformUp {
       case w: Window if w.isStreaming =>
         val columns = w.windowExpressions.map { e =>
           JvmAggregate.firstNotInJvm(e).foreach(ae => WindowErrors.streamingTrailingPythonAggregate(toPrettySQL(e), toPrettySQL(ae)))
