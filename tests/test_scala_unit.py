@@ -27,6 +27,8 @@ from buildtools import sbt, scala_build  # noqa: E402
 OTHER_SPARKS_HARNESS = {"swa.harness.streams": "4", "swa.properties.scale": "0.25"}
 
 PROPERTIES = "sliding-window-agg.properties"
+# The suites on Spark's own test kits (StreamTest), compiled with -Decosystem only.
+ECOSYSTEM_TESTS = os.path.join(ROOT, "scala", "src", "ecosystem-test")
 
 
 def harness_properties() -> dict | None:
@@ -44,8 +46,12 @@ def sbt_arguments(minor: str, jars: str) -> list[str]:
 
 
 def suite_sources(minor: str) -> list[str]:
-    """The *Suite.scala files compiled for this Spark: the test tree and its test shims."""
+    """The *Suite.scala files compiled for this Spark: the test tree and its test shims, and where
+    Spark's test kits are served, the StreamTest suites and their shims."""
     folders = [scala_build.TEST_SOURCES, *scala_build.jar_build.shim_folders(minor, scala_build.TEST_SHIM_SOURCES)]
+    if minor in sbt.ECOSYSTEM_SPARKS:
+        folders += [os.path.join(ECOSYSTEM_TESTS, "scala"),
+                    *scala_build.jar_build.shim_folders(minor, os.path.join(ECOSYSTEM_TESTS, "scala-shims"))]
     return sorted(os.path.join(d, f) for folder in folders for d, _, fs in os.walk(folder)
                   for f in fs if f.endswith("Suite.scala"))
 
