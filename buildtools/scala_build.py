@@ -145,11 +145,13 @@ def scalac(srcs: list[str], classpath: list[str], out: str, jars: str | None = N
     jar_build.scalac(srcs, classpath, out, jars or spark_jars_dir())
 
 
-def build_main_jar(out_jar: str | None = None, force: bool = False, jars: str | None = None) -> str:
+def build_main_jar(out_jar: str | None = None, force: bool = False, jars: str | None = None,
+                   build=None) -> str:
     """Compiles scala/src/main (with the shims of the Spark version of ``jars``, by default the
     installed pyspark's) into ``out_jar`` (by default the package's jar of that version), unless
     it was built from the same sources, resources, build code and version (their digest) and
-    the same Spark jars."""
+    the same Spark jars. ``build(out_jar)``, if given, builds it instead of the Scala compiler
+    of pyspark's jars: the same jar, by sbt (buildtools/spark_env.py --prepare)."""
     jars = jars or spark_jars_dir()
     out_jar = out_jar or default_jar(jars)
     inputs = jar_build.main_inputs(MAIN, jars) + BUILD_CODE + [VERSION_FILE]
@@ -158,6 +160,9 @@ def build_main_jar(out_jar: str | None = None, force: bool = False, jars: str | 
         if not force and _built_from(out_jar, digest):
             return out_jar
         with _recorded(out_jar, digest):
+            if build:
+                build(out_jar)
+                return out_jar
             return jar_build.build_jar(MAIN, jars, out_jar, package_version())
 
 
