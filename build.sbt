@@ -43,25 +43,20 @@ val sparkJarArtifacts: Set[String] = sparkJarsFolder.toSeq.flatMap(d => Option(d
 def artifactOf(jar: String): String = jar.replaceFirst("""-\d[\w.\-]*\.jar$""", "")
 
 // -Decosystem: the Scala suites on Spark's own test kits (Spark's StreamTest and
-// SharedSparkSession: the `tests` jars of spark-core, catalyst and sql) and its Kafka connector,
-// at the minor's Maven patch (mavenVersion; none for Spark 4.3). The suites live in
+// SharedSparkSession: the `tests` jars of spark-core, catalyst and sql), at the minor's Maven
+// patch (mavenVersion; none for Spark 4.3). The suites live in
 // scala/src/ecosystem-test (scala; scala-shims/spark-* by the rule of the main shims; resources),
 // compiled only with this setting:
 //   python3 buildtools/sbt.py -DsparkVersion=4.2 -DsparkJars=<pyspark>/jars -Decosystem "testOnly *StreamSuite"
-// The test jars come without their dependencies (Spark's own jars are on the classpath already);
-// with -DsparkJars, the connector's dependencies that the Spark folder has (spark-tags,
-// hadoop-client-runtime, ...) are left out too, so that the folder's jars are the ones used.
+// The test jars come without their dependencies: Spark's own jars are on the classpath already.
 lazy val ecosystemTests: Seq[Setting[_]] = if (!sys.props.contains("ecosystem")) Nil else {
   val v = mavenSpark.getOrElse(sys.error(
     s"-Decosystem: Spark $sparkVersion's test jars are not served by the Maven repository"))
-  val inSparkFolder = sparkJarArtifacts.toSeq.sorted.map(ExclusionRule("*", _))
   Seq(
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-core"           % v % Test classifier "tests" intransitive(),
       "org.apache.spark" %% "spark-catalyst"       % v % Test classifier "tests" intransitive(),
-      "org.apache.spark" %% "spark-sql"            % v % Test classifier "tests" intransitive(),
-      ("org.apache.spark" %% "spark-sql-kafka-0-10" % (if (v.startsWith("3.5")) "3.5.7" else v) % Test)
-        .excludeAll(inSparkFolder: _*)),
+      "org.apache.spark" %% "spark-sql"            % v % Test classifier "tests" intransitive()),
     Test / unmanagedSourceDirectories ++= {
       val dir = baseDirectory.value / "scala" / "src" / "ecosystem-test"
       (dir / "scala") +: spark.shimFolders(dir / "scala-shims")

@@ -25,13 +25,14 @@ KAFKA_BROKER = ["org.apache.kafka:kafka_2.13:4.1.2", "org.slf4j:slf4j-simple:1.7
 # runs in a JVM of its own (Spark's classpath carries kafka-clients 3.x, kafka-streams 4.x wants 4.x).
 KAFKA_STREAMS = ["org.apache.kafka:kafka-streams:4.1.2", "org.slf4j:slf4j-simple:1.7.36"]
 
-# Spark's Kafka connector per Spark minor version: the newest patch of it the project's machines are
-# served (project/CrossSparkVersions.scala's mavenVersion). Spark 4.3's is not served: its
-# connector is 4.2's, which reads and writes topics on 4.3 as on 4.2.
+# Spark's Kafka connector per Spark minor version: the newest patch of it whose whole tree the
+# project's machines are served (the connector of 4.0.4 and 4.1.3 is, its token provider is not:
+# 4.0.0 and 4.1.1 are the newest with both). Spark 4.3's is not served: its connector is 4.2's,
+# which reads and writes topics on 4.3 as on 4.2.
 KAFKA_CONNECTOR = {
     "3.5": "org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.7",
-    "4.0": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.4",
-    "4.1": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.3",
+    "4.0": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0",
+    "4.1": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.1",
     "4.2": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0",
     "4.3": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0",
 }

@@ -27,7 +27,7 @@ case class SparkVersionSpec(fullVersion: String, scalaVersion: String, javaRelea
 object CrossSparkVersions {
   val all: Seq[SparkVersionSpec] = Seq(
     // mavenVersion: the newest patch of the minor version whose
-    // spark-sql, test jars and Kafka connector the Maven repository serves (the
+    // spark-sql and test jars the Maven repository serves (the
     // tested pyspark's own patch is missing there for 4.0-4.3, and 4.3 has none at all).
     SparkVersionSpec("3.5.9", "2.12.18", "8", Some("3.5.9")),
     SparkVersionSpec("4.0.5", "2.13.16", "17", Some("4.0.4")),
