@@ -25,16 +25,19 @@ KAFKA_BROKER = ["org.apache.kafka:kafka_2.13:4.1.2", "org.slf4j:slf4j-simple:1.7
 # runs in a JVM of its own (Spark's classpath carries kafka-clients 3.x, kafka-streams 4.x wants 4.x).
 KAFKA_STREAMS = ["org.apache.kafka:kafka-streams:4.1.2", "org.slf4j:slf4j-simple:1.7.36"]
 
-# Spark's Kafka connector per Spark minor version: the newest patch of it whose whole tree the
-# project's machines are served (the connector of 4.0.4 and 4.1.3 is, its token provider is not:
-# 4.0.0 and 4.1.1 are the newest with both). Spark 4.3's is not served: its connector is 4.2's,
-# which reads and writes topics on 4.3 as on 4.2.
+# Spark's Kafka connector per Spark minor version: the newest patch of it the project's machines are
+# served (project/CrossSparkVersions.scala's mavenVersion), with its token provider where that
+# patch's is not served (4.0.4's and 4.1.3's: the newest served, 4.0.0 and 4.1.1, named beside it
+# override the connector's own). Spark 4.3's is not served: its connector is 4.2's, which reads
+# and writes topics on 4.3 as on 4.2.
 KAFKA_CONNECTOR = {
-    "3.5": "org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.7",
-    "4.0": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0",
-    "4.1": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.1",
-    "4.2": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0",
-    "4.3": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0",
+    "3.5": ["org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.7"],
+    "4.0": ["org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.4",
+            "org.apache.spark:spark-token-provider-kafka-0-10_2.13:4.0.0"],
+    "4.1": ["org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.3",
+            "org.apache.spark:spark-token-provider-kafka-0-10_2.13:4.1.1"],
+    "4.2": ["org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0"],
+    "4.3": ["org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0"],
 }
 
 # Delta Lake per Spark minor version: since Delta 4.1 one artifact per Spark (delta-spark_<minor>_2.13).
@@ -51,6 +54,7 @@ DELTA_MISSING = {"4.3": "no Delta Lake build for Spark 4.3 on the machine's Mave
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
 <groupId>local</groupId><artifactId>{name}</artifactId><version>0</version><packaging>pom</packaging>
+<dependencyManagement><dependencies>{dependencies}</dependencies></dependencyManagement>
 <dependencies>{dependencies}</dependencies></project>
 """
 _DEPENDENCY = "<dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></dependency>"
@@ -94,7 +98,7 @@ def spark_jars(name: str, coordinates: List[str], spark_jars: str) -> str:
 
 def kafka_connector(minor: str, spark_jars_folder: str) -> str:
     """Spark's Kafka connector for Spark `minor` whose jars folder is `spark_jars_folder`, for `spark.jars`."""
-    return spark_jars(f"kafka-connector-{minor}", [KAFKA_CONNECTOR[minor]], spark_jars_folder)
+    return spark_jars(f"kafka-connector-{minor}", KAFKA_CONNECTOR[minor], spark_jars_folder)
 
 
 # ScalaTest, for the Scala test tree that buildtools/scala_build.py compiles into the test jar (the
