@@ -27,7 +27,7 @@ KAFKA_STREAMS = ["org.apache.kafka:kafka-streams:4.1.2", "org.slf4j:slf4j-simple
 
 # Spark's Kafka connector per Spark minor version: the newest patch of it the project's machines are
 # served (project/CrossSparkVersions.scala's mavenVersion), with its token provider where that
-# patch's is not served (4.0.4's and 4.1.3's: the newest served, 4.0.0 and 4.1.1, named beside it
+# patch's is not served (4.0.4's and 4.1.3's: the newest served, 4.0.0's and 4.1.1's, named beside it
 # override the connector's own). Spark 4.3's is not served: its connector is 4.2's, which reads
 # and writes topics on 4.3 as on 4.2.
 KAFKA_CONNECTOR = {
